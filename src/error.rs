@@ -1,0 +1,140 @@
+//! Typed errors for every fallible operation in the crate.
+//!
+//! Each variant names what was wrong with named fields, so a caller (or the command line)
+//! can say *which* parameter was out of range and what the valid range is.
+
+use std::fmt;
+
+/// Which parameter an [`Error::InvalidParameter`] is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Param {
+    /// Expected number of items `n`.
+    N,
+    /// Target false-positive probability `p`.
+    P,
+    /// Number of bits `m`.
+    M,
+    /// Number of hash functions `k`.
+    K,
+    /// Fingerprint width of a cuckoo filter, in bits.
+    FingerprintBits,
+    /// Growth factor of a scalable filter.
+    Growth,
+    /// Tightening ratio of a scalable filter.
+    Tightening,
+    /// Number of trials.
+    Trials,
+    /// Number of queries.
+    Queries,
+    /// Any other named parameter.
+    Other(&'static str),
+}
+
+impl Param {
+    /// The name as used on the command line (without dashes).
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Param::N => "n",
+            Param::P => "p",
+            Param::M => "m",
+            Param::K => "k",
+            Param::FingerprintBits => "fingerprint-bits",
+            Param::Growth => "growth",
+            Param::Tightening => "tightening",
+            Param::Trials => "trials",
+            Param::Queries => "queries",
+            Param::Other(s) => s,
+        }
+    }
+}
+
+impl fmt::Display for Param {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Everything that can go wrong in bloomlab.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A parameter was outside its valid range.
+    #[error("invalid {param}: {value} (valid: {valid})")]
+    InvalidParameter {
+        /// Which parameter.
+        param: Param,
+        /// The value given, as text.
+        value: String,
+        /// The valid range, in words.
+        valid: String,
+    },
+    /// A filter of this size cannot be allocated.
+    #[error("cannot allocate {bytes} bytes for the filter")]
+    Allocation {
+        /// Bytes that were requested.
+        bytes: u128,
+    },
+    /// The filter cannot take another item (cuckoo table full, non-scaling filter at capacity).
+    #[error("filter is full: {reason} (holds {len} items)")]
+    Full {
+        /// Items stored when the insert was refused.
+        len: u64,
+        /// Why.
+        reason: &'static str,
+    },
+    /// A remove was refused because the item is (definitely) not in the filter.
+    #[error("item is not in the filter; remove refused, nothing changed")]
+    NotPresent,
+    /// Two filters cannot be combined because their parameters differ.
+    #[error("incompatible filters: {0}")]
+    Incompatible(String),
+    /// A name (filter, hash, strategy, key kind) is not known.
+    #[error("unknown {what} '{name}' (known: {known})")]
+    UnknownName {
+        /// What kind of name (e.g. "filter", "hash").
+        what: &'static str,
+        /// The name given.
+        name: String,
+        /// The known names, comma separated.
+        known: String,
+    },
+    /// A serialized filter could not be decoded.
+    #[error("corrupt or unsupported filter data: {0}")]
+    Corrupt(String),
+    /// The operation was cancelled by its caller.
+    #[error("cancelled")]
+    Cancelled,
+    /// An I/O error (kept as text so the error stays `Clone + PartialEq`).
+    #[error("i/o error on {path}: {message}")]
+    Io {
+        /// The file involved.
+        path: String,
+        /// What the OS said.
+        message: String,
+    },
+}
+
+impl Error {
+    /// Shorthand for [`Error::InvalidParameter`].
+    pub fn invalid(param: Param, value: impl fmt::Display, valid: impl Into<String>) -> Self {
+        Error::InvalidParameter {
+            param,
+            value: value.to_string(),
+            valid: valid.into(),
+        }
+    }
+
+    /// Shorthand for [`Error::UnknownName`].
+    pub fn unknown(what: &'static str, name: impl Into<String>, known: &[&str]) -> Self {
+        Error::UnknownName {
+            what,
+            name: name.into(),
+            known: known.join(", "),
+        }
+    }
+}
+
+/// The crate's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

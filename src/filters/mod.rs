@@ -1,0 +1,5 @@
+//! The filters, one file each.
+
+pub mod standard;
+
+pub use standard::StandardBloom;

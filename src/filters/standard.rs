@@ -1,0 +1,310 @@
+//! The standard Bloom filter (Bloom 1970).
+
+use crate::bits::BitVec;
+use crate::error::{Error, Result};
+use crate::filter::{Filter, FilterKind};
+use crate::hash::{EnhancedDoubleHashing, HashId, IndexStrategy, ItemHasher, StrategyId, Xxh3};
+use crate::theory;
+
+/// A Bloom filter: m bits, k positions per item derived from one hash by strategy `S`.
+///
+/// Generic over the hash function `H` (default [`Xxh3`]) and the index strategy `S` (default
+/// [`EnhancedDoubleHashing`]), like `HashMap<K, V, S>`: the compiler inlines both, so there is no
+/// dynamic dispatch and no allocation per operation.
+///
+/// ```
+/// use bloomlab::{Filter, StandardBloom};
+/// let mut f = StandardBloom::with_rate(1_000_000, 0.01).unwrap();
+/// assert_eq!((f.bits(), f.k()), (9_585_058, 7));        // Guava's sizing
+/// assert!((f.bits() as f64 / 1e6 - 9.585).abs() < 1e-3); // 9.585 bits per key
+/// f.insert(b"apple");
+/// assert!(f.contains(b"apple"));
+/// ```
+#[derive(Debug, Clone)]
+pub struct StandardBloom<H = Xxh3, S = EnhancedDoubleHashing> {
+    bits: BitVec,
+    k: u32,
+    len: u64,
+    hasher: H,
+    strategy: S,
+}
+
+impl StandardBloom<Xxh3, EnhancedDoubleHashing> {
+    /// A filter for `n` items at false-positive rate `p`, with the default hash and strategy,
+    /// sized as Guava and Redisson size it: `m = ⌊−n·ln p/(ln 2)²⌋`, `k = max(1, round(m/n·ln 2))`.
+    ///
+    /// # Errors
+    /// Invalid `n` or `p`; [`Error::Allocation`] when m bits cannot be allocated.
+    pub fn with_rate(n: u64, p: f64) -> Result<Self> {
+        Self::with_rate_and(n, p, Xxh3::default(), EnhancedDoubleHashing)
+    }
+
+    /// A filter of `m` bits and `k` hash functions, with the default hash and strategy.
+    ///
+    /// # Errors
+    /// Invalid `m` or `k`; [`Error::Allocation`].
+    pub fn with_bits(m: u64, k: u32) -> Result<Self> {
+        Self::with_bits_and(m, k, Xxh3::default(), EnhancedDoubleHashing)
+    }
+}
+
+impl<H: ItemHasher, S: IndexStrategy> StandardBloom<H, S> {
+    /// A filter for `n` items at rate `p` with the given hash and strategy.
+    ///
+    /// # Errors
+    /// Invalid `n` or `p`; [`Error::Allocation`].
+    pub fn with_rate_and(n: u64, p: f64, hasher: H, strategy: S) -> Result<Self> {
+        let s = theory::size_for(n, p)?;
+        Self::with_bits_and(s.m, s.k, hasher, strategy)
+    }
+
+    /// A filter of `m` bits (rounded up to whole 64-bit words for the Guava strategies, as Guava
+    /// does) and `k` hash functions.
+    ///
+    /// # Errors
+    /// Invalid `m` or `k`; [`Error::Allocation`].
+    pub fn with_bits_and(m: u64, k: u32, hasher: H, strategy: S) -> Result<Self> {
+        theory::check_m(m)?;
+        theory::check_k(k)?;
+        let bits = BitVec::new(strategy.round_bits(m))?;
+        Ok(Self {
+            bits,
+            k,
+            len: 0,
+            hasher,
+            strategy,
+        })
+    }
+
+    /// Rebuild from a bit array (used by loaders).
+    ///
+    /// # Errors
+    /// Invalid `k`.
+    pub fn from_bits(bits: BitVec, k: u32, len: u64, hasher: H, strategy: S) -> Result<Self> {
+        theory::check_k(k)?;
+        theory::check_m(bits.len())?;
+        Ok(Self {
+            bits,
+            k,
+            len,
+            hasher,
+            strategy,
+        })
+    }
+
+    /// Insert `item`; returns true if at least one bit changed (the item was certainly new).
+    #[inline]
+    pub fn insert_new(&mut self, item: &[u8]) -> bool {
+        let m = self.bits.len();
+        let bits = &mut self.bits;
+        let mut changed = false;
+        self.strategy
+            .for_each_index(&self.hasher, item, self.k, m, |i| {
+                changed |= bits.set(i);
+                true
+            });
+        self.len += 1;
+        changed
+    }
+
+    /// Whether `item` may have been inserted.
+    #[inline]
+    #[must_use]
+    pub fn contains_item(&self, item: &[u8]) -> bool {
+        let bits = &self.bits;
+        self.strategy
+            .for_each_index(&self.hasher, item, self.k, bits.len(), |i| bits.get(i))
+    }
+
+    /// The k bit positions of `item` (for teaching and debugging).
+    #[must_use]
+    pub fn positions(&self, item: &[u8]) -> Vec<u64> {
+        let mut v = Vec::with_capacity(self.k as usize);
+        self.strategy
+            .for_each_index(&self.hasher, item, self.k, self.bits.len(), |i| {
+                v.push(i);
+                true
+            });
+        v
+    }
+
+    /// The bit array.
+    #[must_use]
+    pub fn bit_vec(&self) -> &BitVec {
+        &self.bits
+    }
+
+    /// The hasher.
+    #[must_use]
+    pub fn hasher(&self) -> &H {
+        &self.hasher
+    }
+
+    /// The strategy.
+    #[must_use]
+    pub fn strategy(&self) -> S {
+        self.strategy
+    }
+
+    /// Number of bits set.
+    #[must_use]
+    pub fn ones(&self) -> u64 {
+        self.bits.count_ones()
+    }
+
+    /// Estimated number of distinct items from the set bits (Swamidass & Baldi 2007, as
+    /// Redisson's `count()`): see [`theory::estimate_count`].
+    ///
+    /// ```
+    /// use bloomlab::{Filter, StandardBloom};
+    /// let mut f = StandardBloom::with_rate(10_000, 0.01).unwrap();
+    /// for i in 0u64..5_000 { f.insert(&i.to_le_bytes()); f.insert(&i.to_le_bytes()); }
+    /// assert_eq!(f.len(), 10_000);                        // inserts counted
+    /// let est = f.estimated_count();                      // distinct items estimated
+    /// assert!((est - 5_000.0).abs() < 100.0, "{est}");
+    /// ```
+    #[must_use]
+    pub fn estimated_count(&self) -> f64 {
+        theory::estimate_count(self.bits.len(), self.k, self.ones())
+    }
+
+    /// OR another filter with identical parameters (m, k, hash, strategy) into this one: the
+    /// result answers as if it had received both filters' items.
+    ///
+    /// # Errors
+    /// [`Error::Incompatible`] when the parameters differ.
+    pub fn union_with(&mut self, other: &Self) -> Result<()>
+    where
+        H: PartialEq,
+    {
+        if self.k != other.k
+            || self.hasher != other.hasher
+            || self.strategy.id() != other.strategy.id()
+        {
+            return Err(Error::Incompatible(
+                "k, hash function or strategy differ".to_string(),
+            ));
+        }
+        self.bits.union_with(&other.bits)?;
+        self.len += other.len;
+        Ok(())
+    }
+}
+
+impl<H: ItemHasher, S: IndexStrategy> Filter for StandardBloom<H, S> {
+    #[inline]
+    fn try_insert(&mut self, item: &[u8]) -> Result<()> {
+        self.insert_new(item);
+        Ok(())
+    }
+    #[inline]
+    fn insert(&mut self, item: &[u8]) {
+        self.insert_new(item);
+    }
+    #[inline]
+    fn contains(&self, item: &[u8]) -> bool {
+        self.contains_item(item)
+    }
+    fn len(&self) -> u64 {
+        self.len
+    }
+    fn bits(&self) -> u64 {
+        self.bits.len()
+    }
+    fn bytes(&self) -> usize {
+        self.bits.heap_bytes()
+    }
+    fn k(&self) -> u32 {
+        self.k
+    }
+    fn expected_fpr(&self) -> f64 {
+        theory::fpr_classic(self.bits.len(), self.len, self.k)
+    }
+    fn kind(&self) -> FilterKind {
+        FilterKind::Standard
+    }
+    fn hash_id(&self) -> HashId {
+        self.hasher.id()
+    }
+    fn strategy_id(&self) -> Option<StrategyId> {
+        Some(self.strategy.id())
+    }
+    fn details(&self) -> Vec<(String, String)> {
+        vec![
+            ("bits set".into(), self.ones().to_string()),
+            (
+                "fill".into(),
+                format!("{:.4}", self.ones() as f64 / self.bits.len() as f64),
+            ),
+            (
+                "estimated count".into(),
+                format!("{:.0}", self.estimated_count()),
+            ),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hash::{AnyHasher, AnyStrategy};
+
+    #[test]
+    fn no_false_negatives_every_hash_and_strategy() {
+        for h in HashId::ALL {
+            for s in StrategyId::ALL {
+                let mut f =
+                    StandardBloom::with_rate_and(2_000, 0.01, AnyHasher::new(h, 7), AnyStrategy(s))
+                        .unwrap();
+                for i in 0u64..2_000 {
+                    f.insert(&i.to_le_bytes());
+                }
+                assert!(
+                    (0u64..2_000).all(|i| f.contains(&i.to_le_bytes())),
+                    "{h}/{s}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn guava_strategies_round_bits_to_words() {
+        let f = StandardBloom::with_rate_and(
+            1_000_000,
+            0.01,
+            AnyHasher::new(HashId::Murmur3, 0),
+            AnyStrategy(StrategyId::Guava64),
+        )
+        .unwrap();
+        assert_eq!(f.bits(), 9_585_088);
+        let g = StandardBloom::with_rate(1_000_000, 0.01).unwrap();
+        assert_eq!(g.bits(), 9_585_058);
+    }
+
+    #[test]
+    fn union_answers_for_both() {
+        let mut a = StandardBloom::with_bits(10_000, 5).unwrap();
+        let mut b = StandardBloom::with_bits(10_000, 5).unwrap();
+        a.insert(b"a");
+        b.insert(b"b");
+        a.union_with(&b).unwrap();
+        assert!(a.contains(b"a") && a.contains(b"b"));
+        let c = StandardBloom::with_bits(10_000, 6).unwrap();
+        assert!(a.union_with(&c).is_err());
+        let d = StandardBloom::with_bits(10_001, 5).unwrap();
+        assert!(a.union_with(&d).is_err());
+    }
+
+    #[test]
+    fn constructors_refuse_bad_parameters() {
+        assert!(StandardBloom::with_bits(0, 3).is_err());
+        assert!(StandardBloom::with_bits(100, 0).is_err());
+        assert!(StandardBloom::with_bits(100, 1000).is_err());
+        assert!(matches!(
+            StandardBloom::with_bits(u64::MAX, 3),
+            Err(Error::Allocation { .. })
+        ));
+        assert!(StandardBloom::with_rate(0, 0.01).is_err());
+        assert!(StandardBloom::with_rate(10, f64::NAN).is_err());
+    }
+}

@@ -1,0 +1,479 @@
+//! The hash functions. Each is a small `Copy` value holding its key or seed.
+
+use super::murmur3::murmur3_x64_128;
+use super::{Hash128, HashId, ItemHasher, mix64};
+use std::hash::{BuildHasher, Hasher};
+
+/// The default wyhash secret of the final3 reference implementation (`_wyp`).
+const WY_SECRET: [u64; 4] = [
+    0xa076_1d64_78bd_642f,
+    0xe703_7ed1_a0b4_28db,
+    0x8ebc_6af0_9c88_c6e3,
+    0x5899_65cc_7537_4cc3,
+];
+
+/// Widen a 64-bit hash to 128 bits with a bijective mixer, for functions that only give 64.
+#[inline]
+fn widen(h: u64) -> Hash128 {
+    Hash128 {
+        lo: h,
+        hi: mix64(h ^ 0x9e37_79b9_7f4a_7c15),
+    }
+}
+
+/// SipHash-1-3 with 128-bit output (the `siphasher` crate), keyed by `(k0, k1)`.
+/// The default key is zero; use [`Sip13::keyed`] with a secret key for untrusted input.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Sip13 {
+    k0: u64,
+    k1: u64,
+}
+
+impl Sip13 {
+    /// A SipHash-1-3 keyed with a secret 128-bit key.
+    #[must_use]
+    pub fn keyed(k0: u64, k1: u64) -> Self {
+        Self { k0, k1 }
+    }
+}
+
+impl ItemHasher for Sip13 {
+    fn id(&self) -> HashId {
+        HashId::Sip13
+    }
+    #[inline]
+    fn hash128(&self, bytes: &[u8]) -> Hash128 {
+        let h = siphasher::sip128::SipHasher13::new_with_keys(self.k0, self.k1).hash(bytes);
+        Hash128 { lo: h.h1, hi: h.h2 }
+    }
+    #[inline]
+    fn hash64_seeded(&self, bytes: &[u8], seed: u64) -> u64 {
+        let mut h = siphasher::sip::SipHasher13::new_with_keys(self.k0 ^ seed, self.k1);
+        h.write(bytes);
+        h.finish()
+    }
+}
+
+/// SipHash-2-4 with 128-bit output (the `siphasher` crate), keyed by `(k0, k1)`.
+/// The conservative choice for filters facing adversarial input, with a secret key.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Sip24 {
+    k0: u64,
+    k1: u64,
+}
+
+impl Sip24 {
+    /// A SipHash-2-4 keyed with a secret 128-bit key.
+    #[must_use]
+    pub fn keyed(k0: u64, k1: u64) -> Self {
+        Self { k0, k1 }
+    }
+}
+
+impl ItemHasher for Sip24 {
+    fn id(&self) -> HashId {
+        HashId::Sip24
+    }
+    #[inline]
+    fn hash128(&self, bytes: &[u8]) -> Hash128 {
+        let h = siphasher::sip128::SipHasher24::new_with_keys(self.k0, self.k1).hash(bytes);
+        Hash128 { lo: h.h1, hi: h.h2 }
+    }
+    #[inline]
+    fn hash64_seeded(&self, bytes: &[u8], seed: u64) -> u64 {
+        let mut h = siphasher::sip::SipHasher24::new_with_keys(self.k0 ^ seed, self.k1);
+        h.write(bytes);
+        h.finish()
+    }
+}
+
+/// wyhash (final3 version, the `wyhash` crate), 64-bit output widened to 128, seeded.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Wyhash {
+    seed: u64,
+}
+
+impl Wyhash {
+    /// wyhash with a seed.
+    #[must_use]
+    pub fn with_seed(seed: u64) -> Self {
+        Self { seed }
+    }
+}
+
+impl ItemHasher for Wyhash {
+    fn id(&self) -> HashId {
+        HashId::Wyhash
+    }
+    #[inline]
+    fn hash128(&self, bytes: &[u8]) -> Hash128 {
+        widen(wyhash::final3::wyhash(bytes, self.seed, WY_SECRET))
+    }
+    #[inline]
+    fn hash64_seeded(&self, bytes: &[u8], seed: u64) -> u64 {
+        wyhash::final3::wyhash(bytes, self.seed ^ mix64(seed), WY_SECRET)
+    }
+}
+
+/// XXH3 with 128-bit output (the `xxhash-rust` crate), seeded.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Xxh3 {
+    seed: u64,
+}
+
+impl Xxh3 {
+    /// XXH3 with a seed.
+    #[must_use]
+    pub fn with_seed(seed: u64) -> Self {
+        Self { seed }
+    }
+}
+
+impl ItemHasher for Xxh3 {
+    fn id(&self) -> HashId {
+        HashId::Xxh3
+    }
+    #[inline]
+    fn hash128(&self, bytes: &[u8]) -> Hash128 {
+        let h = xxhash_rust::xxh3::xxh3_128_with_seed(bytes, self.seed);
+        Hash128 {
+            lo: h as u64,
+            hi: (h >> 64) as u64,
+        }
+    }
+    #[inline]
+    fn hash64_seeded(&self, bytes: &[u8], seed: u64) -> u64 {
+        xxhash_rust::xxh3::xxh3_64_with_seed(bytes, self.seed ^ mix64(seed))
+    }
+}
+
+/// XXH64 (the `xxhash-rust` crate), 64-bit output widened to 128, seeded. Apache Parquet's
+/// split block Bloom filter prescribes XXH64 with seed 0.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Xxh64 {
+    seed: u64,
+}
+
+impl Xxh64 {
+    /// XXH64 with a seed.
+    #[must_use]
+    pub fn with_seed(seed: u64) -> Self {
+        Self { seed }
+    }
+}
+
+impl ItemHasher for Xxh64 {
+    fn id(&self) -> HashId {
+        HashId::Xxh64
+    }
+    #[inline]
+    fn hash128(&self, bytes: &[u8]) -> Hash128 {
+        widen(xxhash_rust::xxh64::xxh64(bytes, self.seed))
+    }
+    #[inline]
+    fn hash64_seeded(&self, bytes: &[u8], seed: u64) -> u64 {
+        xxhash_rust::xxh64::xxh64(bytes, self.seed ^ mix64(seed))
+    }
+}
+
+/// MurmurHash3 x64_128 with a 32-bit seed (Guava uses seed 0, the default).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Murmur3 {
+    seed: u32,
+}
+
+impl Murmur3 {
+    /// murmur3 with a seed (not a secret key: murmur3 is not a keyed PRF).
+    #[must_use]
+    pub fn with_seed(seed: u32) -> Self {
+        Self { seed }
+    }
+}
+
+impl ItemHasher for Murmur3 {
+    fn id(&self) -> HashId {
+        HashId::Murmur3
+    }
+    #[inline]
+    fn hash128(&self, bytes: &[u8]) -> Hash128 {
+        let (lo, hi) = murmur3_x64_128(bytes, self.seed);
+        Hash128 { lo, hi }
+    }
+    #[inline]
+    fn hash64_seeded(&self, bytes: &[u8], seed: u64) -> u64 {
+        murmur3_x64_128(bytes, self.seed ^ (mix64(seed) as u32)).0
+    }
+}
+
+/// FxHash (the `rustc-hash` crate, version 2): very fast, no avalanche guarantee.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Fx {
+    seed: u64,
+}
+
+impl Fx {
+    /// FxHash with a seed.
+    #[must_use]
+    pub fn with_seed(seed: u64) -> Self {
+        Self { seed }
+    }
+}
+
+impl ItemHasher for Fx {
+    fn id(&self) -> HashId {
+        HashId::Fx
+    }
+    #[inline]
+    fn hash128(&self, bytes: &[u8]) -> Hash128 {
+        widen(self.hash64_seeded(bytes, 0))
+    }
+    #[inline]
+    fn hash64_seeded(&self, bytes: &[u8], seed: u64) -> u64 {
+        let mut h = rustc_hash::FxHasher::with_seed((self.seed ^ seed) as usize);
+        h.write(bytes);
+        h.finish()
+    }
+}
+
+/// FNV-1a, 64-bit (Fowler, Noll, Vo): byte at a time, simple, slow on long keys.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Fnv1a {
+    seed: u64,
+}
+
+impl Fnv1a {
+    /// FNV-1a whose offset basis is perturbed by `seed`.
+    #[must_use]
+    pub fn with_seed(seed: u64) -> Self {
+        Self { seed }
+    }
+}
+
+impl ItemHasher for Fnv1a {
+    fn id(&self) -> HashId {
+        HashId::Fnv1a
+    }
+    #[inline]
+    fn hash128(&self, bytes: &[u8]) -> Hash128 {
+        widen(self.hash64_seeded(bytes, 0))
+    }
+    #[inline]
+    fn hash64_seeded(&self, bytes: &[u8], seed: u64) -> u64 {
+        let mut h = 0xcbf2_9ce4_8422_2325u64 ^ self.seed ^ seed.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        h
+    }
+}
+
+/// **A deliberately poor hash, for teaching.** The Java `String.hashCode` recipe
+/// (`h = 31·h + byte`) in 64-bit arithmetic, with no final mixing, and its "second half" is the
+/// same value. Nearby keys get nearby hashes, the top bits barely move, and `h1`/`h2` are
+/// correlated: everything a Bloom filter's analysis assumes away. Never use it for real data.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Weak {
+    seed: u64,
+}
+
+impl Weak {
+    /// The weak hash with a starting value.
+    #[must_use]
+    pub fn with_seed(seed: u64) -> Self {
+        Self { seed }
+    }
+}
+
+impl ItemHasher for Weak {
+    fn id(&self) -> HashId {
+        HashId::Weak
+    }
+    #[inline]
+    fn hash128(&self, bytes: &[u8]) -> Hash128 {
+        let h = self.hash64_seeded(bytes, 0);
+        Hash128 { lo: h, hi: h }
+    }
+    #[inline]
+    fn hash64_seeded(&self, bytes: &[u8], seed: u64) -> u64 {
+        bytes.iter().fold(self.seed ^ seed, |h, &b| {
+            h.wrapping_mul(31).wrapping_add(u64::from(b))
+        })
+    }
+}
+
+/// Any of the hash functions, chosen at run time (one branch per call, well predicted).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum AnyHasher {
+    /// [`Sip13`]
+    Sip13(Sip13),
+    /// [`Sip24`]
+    Sip24(Sip24),
+    /// [`Wyhash`]
+    Wyhash(Wyhash),
+    /// [`Xxh3`]
+    Xxh3(Xxh3),
+    /// [`Xxh64`]
+    Xxh64(Xxh64),
+    /// [`Murmur3`]
+    Murmur3(Murmur3),
+    /// [`Fx`]
+    Fx(Fx),
+    /// [`Fnv1a`]
+    Fnv1a(Fnv1a),
+    /// [`Weak`]
+    Weak(Weak),
+}
+
+impl AnyHasher {
+    /// The hash `id` with a seed (for SipHash the seed becomes the key `(seed, !seed)`; pass a
+    /// random secret seed for untrusted input).
+    #[must_use]
+    pub fn new(id: HashId, seed: u64) -> Self {
+        match id {
+            HashId::Sip13 => AnyHasher::Sip13(if seed == 0 {
+                Sip13::default()
+            } else {
+                Sip13::keyed(seed, !seed)
+            }),
+            HashId::Sip24 => AnyHasher::Sip24(if seed == 0 {
+                Sip24::default()
+            } else {
+                Sip24::keyed(seed, !seed)
+            }),
+            HashId::Wyhash => AnyHasher::Wyhash(Wyhash::with_seed(seed)),
+            HashId::Xxh3 => AnyHasher::Xxh3(Xxh3::with_seed(seed)),
+            HashId::Xxh64 => AnyHasher::Xxh64(Xxh64::with_seed(seed)),
+            HashId::Murmur3 => AnyHasher::Murmur3(Murmur3::with_seed(seed as u32)),
+            HashId::Fx => AnyHasher::Fx(Fx::with_seed(seed)),
+            HashId::Fnv1a => AnyHasher::Fnv1a(Fnv1a::with_seed(seed)),
+            HashId::Weak => AnyHasher::Weak(Weak::with_seed(seed)),
+        }
+    }
+}
+
+impl Default for AnyHasher {
+    fn default() -> Self {
+        AnyHasher::Xxh3(Xxh3::default())
+    }
+}
+
+macro_rules! dispatch {
+    ($self:ident, $h:ident => $e:expr) => {
+        match $self {
+            AnyHasher::Sip13($h) => $e,
+            AnyHasher::Sip24($h) => $e,
+            AnyHasher::Wyhash($h) => $e,
+            AnyHasher::Xxh3($h) => $e,
+            AnyHasher::Xxh64($h) => $e,
+            AnyHasher::Murmur3($h) => $e,
+            AnyHasher::Fx($h) => $e,
+            AnyHasher::Fnv1a($h) => $e,
+            AnyHasher::Weak($h) => $e,
+        }
+    };
+}
+
+impl ItemHasher for AnyHasher {
+    fn id(&self) -> HashId {
+        dispatch!(self, h => h.id())
+    }
+    #[inline]
+    fn hash128(&self, bytes: &[u8]) -> Hash128 {
+        dispatch!(self, h => h.hash128(bytes))
+    }
+    #[inline]
+    fn hash64_seeded(&self, bytes: &[u8], seed: u64) -> u64 {
+        dispatch!(self, h => h.hash64_seeded(bytes, seed))
+    }
+}
+
+/// A [`Hasher`] that collects the written bytes and hashes them with `H` on `finish`, so every
+/// [`ItemHasher`] can also serve `std` collections as a [`BuildHasher`].
+#[derive(Debug, Clone)]
+pub struct BytesHasher<H> {
+    inner: H,
+    buf: Vec<u8>,
+}
+
+impl<H: ItemHasher> Hasher for BytesHasher<H> {
+    fn write(&mut self, bytes: &[u8]) {
+        self.buf.extend_from_slice(bytes);
+    }
+    fn finish(&self) -> u64 {
+        self.inner.hash128(&self.buf).lo
+    }
+}
+
+macro_rules! build_hasher {
+    ($($t:ty),*) => {$(
+        impl BuildHasher for $t {
+            type Hasher = BytesHasher<$t>;
+            fn build_hasher(&self) -> Self::Hasher {
+                BytesHasher { inner: *self, buf: Vec::new() }
+            }
+        }
+    )*};
+}
+build_hasher!(
+    Sip13, Sip24, Wyhash, Xxh3, Xxh64, Murmur3, Fx, Fnv1a, Weak, AnyHasher
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn every_hasher_is_deterministic_and_seed_sensitive() {
+        for id in HashId::ALL {
+            let a = AnyHasher::new(id, 0);
+            let b = AnyHasher::new(id, 12345);
+            assert_eq!(a.id(), id);
+            assert_eq!(a.hash128(b"apple"), a.hash128(b"apple"), "{id}");
+            assert_ne!(a.hash128(b"apple"), a.hash128(b"apples"), "{id}");
+            assert_ne!(
+                a.hash128(b"apple"),
+                b.hash128(b"apple"),
+                "{id} ignores its seed"
+            );
+            assert_ne!(
+                a.hash64_seeded(b"apple", 1),
+                a.hash64_seeded(b"apple", 2),
+                "{id} independent seeds collide"
+            );
+        }
+    }
+
+    #[test]
+    fn good_hashes_spread_sequential_keys_weak_does_not() {
+        // Top byte of lo over 4096 sequential u64 keys: a good hash uses (nearly) all 256 values.
+        for id in HashId::ALL {
+            let h = AnyHasher::new(id, 0);
+            let tops: HashSet<u64> = (0u64..4096)
+                .map(|i| h.hash128(&i.to_le_bytes()).lo >> 56)
+                .collect();
+            if id == HashId::Weak {
+                assert!(
+                    tops.len() < 64,
+                    "weak should be visibly poor, got {}",
+                    tops.len()
+                );
+            } else {
+                assert!(tops.len() > 240, "{id}: only {} top bytes", tops.len());
+            }
+        }
+    }
+
+    #[test]
+    fn works_as_build_hasher() {
+        let mut set: HashSet<&str, Xxh3> = HashSet::with_hasher(Xxh3::default());
+        set.insert("a");
+        assert!(set.contains("a"));
+        assert_eq!(
+            Xxh3::default().hash_one(7u64),
+            Xxh3::default().hash_one(7u64)
+        );
+    }
+}

@@ -1,0 +1,239 @@
+//! Hash functions and index strategies.
+//!
+//! A filter hashes each item **once** with an [`ItemHasher`] to a 128-bit [`Hash128`], and an
+//! [`IndexStrategy`] derives the k bit positions from it (except `independent`, the textbook
+//! baseline, which hashes k times with k seeds).
+//!
+//! Every hasher is also a [`std::hash::BuildHasher`], so it can serve a `HashMap` too.
+//!
+//! Hashers hash the item's **bytes** (not its `std::hash::Hash` encoding), which is what makes
+//! `murmur3` byte-identical to Guava's `Hashing.murmur3_128()` and lets the same filter live in
+//! Redis or on disk. A `u64` key is hashed as its 8 little-endian bytes (Guava's `Funnels.longFunnel()`).
+
+mod functions;
+pub mod murmur3;
+mod strategy;
+
+pub use functions::{
+    AnyHasher, BytesHasher, Fnv1a, Fx, Murmur3, Sip13, Sip24, Weak, Wyhash, Xxh3, Xxh64,
+};
+pub use strategy::{
+    AnyStrategy, DoubleHashing, EnhancedDoubleHashing, Guava32, Guava64, Independent,
+    IndexStrategy, reduce,
+};
+
+use crate::error::{Error, Result};
+use std::fmt;
+use std::str::FromStr;
+
+/// A 128-bit hash value as two 64-bit halves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Hash128 {
+    /// The first (low) half; Guava's `asLong()` for murmur3.
+    pub lo: u64,
+    /// The second (high) half.
+    pub hi: u64,
+}
+
+/// A hash function over byte strings, possibly keyed or seeded.
+///
+/// Implementations must be deterministic for a given key/seed: the no-false-negative guarantee of
+/// every filter rests on inserting and querying an item hashing to the same value.
+pub trait ItemHasher: Clone + Send + Sync + fmt::Debug + 'static {
+    /// Which function this is.
+    fn id(&self) -> HashId;
+    /// The 128-bit hash of `bytes` (64-bit functions widen their output with a fixed mixer).
+    fn hash128(&self, bytes: &[u8]) -> Hash128;
+    /// A 64-bit hash of `bytes` under an extra `seed`; used by the `independent` strategy to get
+    /// k different functions from one algorithm.
+    fn hash64_seeded(&self, bytes: &[u8], seed: u64) -> u64;
+}
+
+/// The names of the hash functions (public surface: CLI, specs, JSON).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum HashId {
+    /// SipHash-1-3, 128-bit output, keyed.
+    Sip13,
+    /// SipHash-2-4, 128-bit output, keyed.
+    Sip24,
+    /// wyhash (final3), 64-bit, seeded.
+    Wyhash,
+    /// XXH3, 128-bit, seeded.
+    Xxh3,
+    /// XXH64, 64-bit, seeded (the hash the Parquet split-block filter prescribes).
+    Xxh64,
+    /// MurmurHash3 x64_128 as Guava computes it.
+    Murmur3,
+    /// FxHash (rustc), 64-bit: fast, weak on some inputs.
+    Fx,
+    /// FNV-1a 64-bit.
+    Fnv1a,
+    /// A deliberately poor hash for teaching (Java `hashCode`-style polynomial, no mixing).
+    Weak,
+}
+
+impl HashId {
+    /// All hash functions, in display order.
+    pub const ALL: [HashId; 9] = [
+        HashId::Sip13,
+        HashId::Sip24,
+        HashId::Wyhash,
+        HashId::Xxh3,
+        HashId::Xxh64,
+        HashId::Murmur3,
+        HashId::Fx,
+        HashId::Fnv1a,
+        HashId::Weak,
+    ];
+
+    /// The public name.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            HashId::Sip13 => "sip13",
+            HashId::Sip24 => "sip24",
+            HashId::Wyhash => "wyhash",
+            HashId::Xxh3 => "xxh3",
+            HashId::Xxh64 => "xxh64",
+            HashId::Murmur3 => "murmur3",
+            HashId::Fx => "fx",
+            HashId::Fnv1a => "fnv1a",
+            HashId::Weak => "weak",
+        }
+    }
+
+    /// The known names.
+    #[must_use]
+    pub fn names() -> Vec<&'static str> {
+        Self::ALL.iter().map(|h| h.name()).collect()
+    }
+
+    /// A stable one-byte id (used in the file format; never reuse a number).
+    #[must_use]
+    pub fn code(self) -> u8 {
+        match self {
+            HashId::Sip13 => 1,
+            HashId::Sip24 => 2,
+            HashId::Wyhash => 3,
+            HashId::Xxh3 => 4,
+            HashId::Murmur3 => 5,
+            HashId::Fx => 6,
+            HashId::Fnv1a => 7,
+            HashId::Weak => 8,
+            HashId::Xxh64 => 9,
+        }
+    }
+
+    /// The id for a code written by [`HashId::code`].
+    #[must_use]
+    pub fn from_code(c: u8) -> Option<Self> {
+        Self::ALL.iter().copied().find(|h| h.code() == c)
+    }
+}
+
+impl fmt::Display for HashId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for HashId {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|h| h.name().eq_ignore_ascii_case(s))
+            .ok_or_else(|| Error::unknown("hash", s, &Self::names()))
+    }
+}
+
+/// The names of the index strategies (public surface).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum StrategyId {
+    /// Kirsch–Mitzenmacher double hashing `h1 + i·h2`.
+    Double,
+    /// Dillinger–Manolios enhanced double hashing `h1 + i·h2 + (i³−i)/6`.
+    EnhancedDouble,
+    /// k independently seeded hashes (the textbook model; k times the hashing cost).
+    Independent,
+    /// Guava's `MURMUR128_MITZ_32`.
+    Guava32,
+    /// Guava's `MURMUR128_MITZ_64` (Guava's default since 2013).
+    Guava64,
+}
+
+impl StrategyId {
+    /// All strategies, in display order.
+    pub const ALL: [StrategyId; 5] = [
+        StrategyId::Double,
+        StrategyId::EnhancedDouble,
+        StrategyId::Independent,
+        StrategyId::Guava32,
+        StrategyId::Guava64,
+    ];
+
+    /// The public name.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            StrategyId::Double => "double",
+            StrategyId::EnhancedDouble => "enhanced-double",
+            StrategyId::Independent => "independent",
+            StrategyId::Guava32 => "guava32",
+            StrategyId::Guava64 => "guava64",
+        }
+    }
+
+    /// The known names.
+    #[must_use]
+    pub fn names() -> Vec<&'static str> {
+        Self::ALL.iter().map(|h| h.name()).collect()
+    }
+
+    /// A stable one-byte id (used in the file format).
+    #[must_use]
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+
+    /// The id for a code written by [`StrategyId::code`].
+    #[must_use]
+    pub fn from_code(c: u8) -> Option<Self> {
+        Self::ALL.get(usize::from(c)).copied()
+    }
+}
+
+impl fmt::Display for StrategyId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for StrategyId {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|h| h.name().eq_ignore_ascii_case(s))
+            .ok_or_else(|| Error::unknown("strategy", s, &Self::names()))
+    }
+}
+
+/// SplitMix64's finalizer: a bijective 64-bit mixer (Steele, Lea & Flood 2014).
+#[inline]
+#[must_use]
+pub fn mix64(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}

@@ -1,0 +1,42 @@
+//! # bloomlab
+//!
+//! A workbench for Bloom filters and their relatives: build them over interchangeable hash
+//! functions and index strategies, measure their false-positive rate against theory (with
+//! confidence intervals), their memory and their speed.
+//!
+//! | module | what it holds |
+//! |---|---|
+//! | [`filter`] | the [`Filter`] trait (and its no-false-negative contract), [`Removable`], [`FilterKind`] |
+//! | [`filters`] | one type per filter: [`StandardBloom`], … |
+//! | [`hash`] | hash functions ([`hash::ItemHasher`]) and index strategies ([`hash::IndexStrategy`]) |
+//! | [`theory`] | the formulas, each cited: sizing, classic and exact FPR, bounds |
+//! | [`stats`] | binomial confidence intervals, uniformity tests |
+//! | [`workload`] | seeded key generators with disjoint absent keys |
+//! | [`spec`] | run-time filter descriptions ([`FilterSpec`]) → `Box<dyn Filter>` |
+//! | [`measure`] | one measurement: FPR ± CI, false negatives, bytes, ns/op |
+//! | [`bits`] | bit vectors and packed counters |
+//! | [`error`] | typed errors |
+//!
+//! ```
+//! use bloomlab::{Filter, StandardBloom};
+//! let mut f = StandardBloom::with_rate(1000, 0.01).unwrap();
+//! f.insert(b"apple");
+//! assert!(f.contains(b"apple"));      // never a false negative
+//! assert_eq!(f.k(), 7);               // k = round(m/n · ln 2)
+//! ```
+
+pub mod bits;
+pub mod error;
+pub mod filter;
+pub mod filters;
+pub mod hash;
+pub mod measure;
+pub mod spec;
+pub mod stats;
+pub mod theory;
+pub mod workload;
+
+pub use error::{Error, Param, Result};
+pub use filter::{Filter, FilterKind, Removable};
+pub use filters::StandardBloom;
+pub use spec::FilterSpec;

@@ -1,0 +1,375 @@
+//! One measurement: build a filter, insert n keys, query absent keys, report FPR with its 95%
+//! interval against theory, false negatives, bytes and time per operation.
+
+use crate::error::{Error, Param, Result};
+use crate::filter::Filter;
+use crate::hash::mix64;
+use crate::spec::FilterSpec;
+use crate::stats;
+use crate::theory;
+use crate::workload::{KeyGen, KeyKind};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// Keys are generated in chunks of this many, outside the timed region.
+const CHUNK: u64 = 16_384;
+
+/// What to measure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MeasureConfig {
+    /// The filter.
+    pub spec: FilterSpec,
+    /// Key kind.
+    pub keys: KeyKind,
+    /// Items to insert (default: the spec's capacity `n`).
+    pub inserted: Option<u64>,
+    /// Absent keys to query per trial.
+    pub queries: u64,
+    /// Independently seeded filters to average over.
+    pub trials: u32,
+    /// Master seed: keys and hash seeds of every trial derive from it.
+    pub seed: u64,
+    /// Check every inserted key afterwards (counts false negatives, times hits).
+    pub check_hits: bool,
+}
+
+impl MeasureConfig {
+    /// A config with 100,000 queries, 1 trial, seed 1, hits checked.
+    #[must_use]
+    pub fn new(spec: FilterSpec, keys: KeyKind) -> Self {
+        Self {
+            spec,
+            keys,
+            inserted: None,
+            queries: 100_000,
+            trials: 1,
+            seed: 1,
+            check_hits: true,
+        }
+    }
+}
+
+/// Theory numbers reported beside a measurement.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct TheoryNumbers {
+    /// `(1 − e^(−kn/m))^k`, where the filter has a single (m, k).
+    pub classic: Option<f64>,
+    /// The exact rate (Bose et al. 2008), where the filter has a single (m, k).
+    pub exact: Option<f64>,
+    /// The filter's own model ([`Filter::expected_fpr`]), averaged over trials.
+    pub model: f64,
+}
+
+/// The result (the fields of `bloomlab measure --json`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Measurement {
+    /// Filter name.
+    pub filter: String,
+    /// Hash name.
+    pub hash: String,
+    /// Strategy name (null where the filter has none).
+    pub strategy: Option<String>,
+    /// Key kind.
+    pub keys: String,
+    /// Items inserted per trial.
+    pub n: u64,
+    /// Filter payload bits.
+    pub m_bits: u64,
+    /// Hash positions per item.
+    pub k: u32,
+    /// Heap bytes of one filter.
+    pub bytes: usize,
+    /// Bits of heap per inserted item.
+    pub bits_per_key: f64,
+    /// Absent keys queried in total (all trials).
+    pub queries: u64,
+    /// Of those, answered "maybe present".
+    pub false_positives: u64,
+    /// Mean false-positive rate.
+    pub fpr: f64,
+    /// 95% interval for the FPR.
+    pub fpr_ci95: [f64; 2],
+    /// How the interval was computed: `wilson` (one trial) or `mean-of-trials` (several).
+    pub ci_method: String,
+    /// Theory.
+    pub theory: TheoryNumbers,
+    /// Inserted keys answered "absent" (must be 0).
+    pub false_negatives: u64,
+    /// Mean time per insert (ns), including hashing.
+    pub ns_per_insert: f64,
+    /// Mean time per query of an absent key (ns).
+    pub ns_per_query: f64,
+    /// Mean time per query of a present key (ns), when checked.
+    pub ns_per_query_hit: Option<f64>,
+    /// Trials.
+    pub trials: u32,
+    /// Master seed.
+    pub seed: u64,
+    /// Inserts refused (cuckoo or non-scaling filters that filled up), all trials.
+    pub insert_failures: u64,
+    /// Filter-specific facts of the last trial.
+    pub details: Vec<(String, String)>,
+}
+
+/// Progress and cancellation hooks.
+#[derive(Default)]
+pub struct Control<'a> {
+    /// Called with the fraction done, 0..=1.
+    pub progress: Option<&'a (dyn Fn(f64) + Sync)>,
+    /// When set to true, the measurement stops with [`Error::Cancelled`].
+    pub cancel: Option<&'a AtomicBool>,
+}
+
+impl std::fmt::Debug for Control<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Control").finish_non_exhaustive()
+    }
+}
+
+impl Control<'_> {
+    fn check(&self, done: f64) -> Result<()> {
+        if let Some(p) = self.progress {
+            p(done);
+        }
+        if self.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            return Err(Error::Cancelled);
+        }
+        Ok(())
+    }
+}
+
+/// Keys of one chunk, stored flat.
+#[derive(Default)]
+struct Chunk {
+    data: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl Chunk {
+    fn fill(&mut self, keygen: &KeyGen, from: u64, to: u64, absent: bool) {
+        self.data.clear();
+        self.ends.clear();
+        let mut buf = Vec::with_capacity(64);
+        for i in from..to {
+            if absent {
+                keygen.absent(i, &mut buf);
+            } else {
+                keygen.present(i, &mut buf);
+            }
+            self.data.extend_from_slice(&buf);
+            self.ends.push(self.data.len());
+        }
+    }
+    fn iter(&self) -> impl Iterator<Item = &[u8]> {
+        let mut start = 0;
+        self.ends.iter().map(move |&e| {
+            let s = &self.data[start..e];
+            start = e;
+            s
+        })
+    }
+}
+
+/// Run a measurement.
+///
+/// # Errors
+/// Invalid parameters; allocation failure; [`Error::Cancelled`].
+pub fn measure(cfg: &MeasureConfig, ctl: &Control<'_>) -> Result<Measurement> {
+    if cfg.trials == 0 {
+        return Err(Error::invalid(Param::Trials, 0, "an integer >= 1"));
+    }
+    let n = cfg.inserted.unwrap_or(cfg.spec.n);
+    KeyGen::check_n(n)?;
+    let trials = u64::from(cfg.trials);
+    let hit_work = if cfg.check_hits { n } else { 0 };
+    let total_work = (trials * (n + cfg.queries + hit_work)).max(1) as f64;
+    let mut done = 0u64;
+
+    let mut rates = Vec::with_capacity(cfg.trials as usize);
+    let (mut fp, mut fneg, mut fails) = (0u64, 0u64, 0u64);
+    let (mut t_ins, mut t_q, mut t_hit) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
+    let mut model_sum = 0.0;
+    let mut last: Option<Box<dyn Filter>> = None;
+    let mut chunk = Chunk::default();
+
+    for t in 0..trials {
+        let tseed = if trials == 1 {
+            cfg.seed
+        } else {
+            mix64(cfg.seed.wrapping_add(t))
+        };
+        let spec = FilterSpec {
+            seed: if trials == 1 {
+                cfg.spec.seed
+            } else {
+                cfg.spec.seed ^ tseed
+            },
+            ..cfg.spec.clone()
+        };
+        let mut f = spec.build()?;
+        let keygen = KeyGen::new(cfg.keys, tseed);
+
+        let mut i = 0;
+        while i < n {
+            let end = (i + CHUNK).min(n);
+            chunk.fill(&keygen, i, end, false);
+            let start = Instant::now();
+            for key in chunk.iter() {
+                if f.try_insert(key).is_err() {
+                    fails += 1;
+                }
+            }
+            t_ins += start.elapsed();
+            done += end - i;
+            i = end;
+            ctl.check(done as f64 / total_work)?;
+        }
+
+        let mut trial_fp = 0u64;
+        let mut j = 0;
+        while j < cfg.queries {
+            let end = (j + CHUNK).min(cfg.queries);
+            chunk.fill(&keygen, j, end, true);
+            let start = Instant::now();
+            let mut hits = 0u64;
+            for key in chunk.iter() {
+                hits += u64::from(f.contains(key));
+            }
+            t_q += start.elapsed();
+            trial_fp += hits;
+            done += end - j;
+            j = end;
+            ctl.check(done as f64 / total_work)?;
+        }
+        fp += trial_fp;
+        if cfg.queries > 0 {
+            rates.push(trial_fp as f64 / cfg.queries as f64);
+        }
+
+        if cfg.check_hits {
+            let mut i = 0;
+            while i < n {
+                let end = (i + CHUNK).min(n);
+                chunk.fill(&keygen, i, end, false);
+                let start = Instant::now();
+                let mut found = 0u64;
+                for key in chunk.iter() {
+                    found += u64::from(f.contains(key));
+                }
+                t_hit += start.elapsed();
+                // Keys whose insert was refused (a full filter) are not expected to be found.
+                fneg += (end - i) - found.min(end - i);
+                done += end - i;
+                i = end;
+                ctl.check(done as f64 / total_work)?;
+            }
+        }
+        model_sum += f.expected_fpr();
+        last = Some(f);
+    }
+    // Refused inserts are reported separately; do not count them as false negatives.
+    let fneg = fneg.saturating_sub(fails);
+
+    let f = last.ok_or(Error::invalid(Param::Trials, 0, "an integer >= 1"))?;
+    let total_q = trials * cfg.queries;
+    let fpr = if total_q == 0 {
+        0.0
+    } else {
+        fp as f64 / total_q as f64
+    };
+    let (ci, method) = if trials >= 2 {
+        let (_, lo, hi) = stats::mean_ci95(&rates);
+        ([lo, hi], "mean-of-trials")
+    } else {
+        let (lo, hi) = stats::wilson(fp, total_q, stats::Z95);
+        ([lo, hi], "wilson")
+    };
+    let (classic, exact) = match f.classic_params() {
+        Some((m, k)) => (
+            Some(theory::fpr_classic(m, n, k)),
+            Some(theory::fpr_exact(m, n, k)),
+        ),
+        None => (None, None),
+    };
+    let per = |d: Duration, count: u64| {
+        if count == 0 {
+            0.0
+        } else {
+            d.as_nanos() as f64 / count as f64
+        }
+    };
+    Ok(Measurement {
+        filter: f.kind().name().to_string(),
+        hash: f.hash_id().name().to_string(),
+        strategy: f.strategy_id().map(|s| s.name().to_string()),
+        keys: cfg.keys.name().to_string(),
+        n,
+        m_bits: f.bits(),
+        k: f.k(),
+        bytes: f.bytes(),
+        bits_per_key: if n == 0 {
+            0.0
+        } else {
+            f.bytes() as f64 * 8.0 / n as f64
+        },
+        queries: total_q,
+        false_positives: fp,
+        fpr,
+        fpr_ci95: ci,
+        ci_method: method.to_string(),
+        theory: TheoryNumbers {
+            classic,
+            exact,
+            model: model_sum / trials as f64,
+        },
+        false_negatives: fneg,
+        ns_per_insert: per(t_ins, trials * n),
+        ns_per_query: per(t_q, total_q),
+        ns_per_query_hit: cfg.check_hits.then(|| per(t_hit, trials * n)),
+        trials: cfg.trials,
+        seed: cfg.seed,
+        insert_failures: fails,
+        details: f.details(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::filter::FilterKind;
+
+    #[test]
+    fn model_inside_interval_and_no_false_negatives() {
+        let spec = FilterSpec::new(FilterKind::Standard, 20_000, 0.01);
+        let mut cfg = MeasureConfig::new(spec, KeyKind::U64);
+        cfg.queries = 200_000;
+        let r = measure(&cfg, &Control::default()).unwrap();
+        assert_eq!(r.false_negatives, 0);
+        assert!(
+            r.fpr_ci95[0] <= r.theory.model && r.theory.model <= r.fpr_ci95[1],
+            "{r:?}"
+        );
+        assert_eq!(r.queries, 200_000);
+    }
+
+    #[test]
+    fn cancel_stops() {
+        let cancel = AtomicBool::new(true);
+        let cfg = MeasureConfig::new(
+            FilterSpec::new(FilterKind::Standard, 10_000, 0.01),
+            KeyKind::U64,
+        );
+        let ctl = Control {
+            progress: None,
+            cancel: Some(&cancel),
+        };
+        assert_eq!(measure(&cfg, &ctl).unwrap_err(), Error::Cancelled);
+    }
+
+    #[test]
+    fn zero_trials_refused() {
+        let mut cfg = MeasureConfig::new(FilterSpec::default(), KeyKind::U64);
+        cfg.trials = 0;
+        assert!(measure(&cfg, &Control::default()).is_err());
+    }
+}

@@ -1,0 +1,141 @@
+//! Binomial confidence intervals and uniformity tests.
+
+use statrs::distribution::{Beta, ChiSquared, ContinuousCDF};
+
+/// z for a two-sided 95% interval.
+pub const Z95: f64 = 1.959_963_984_540_054;
+
+/// Wilson score interval for `successes` out of `trials` at normal quantile `z`
+/// (Wilson 1927, "Probable inference, the law of succession, and statistical inference", JASA
+/// 22(158)). Good coverage even for proportions near 0, unlike the Wald interval.
+///
+/// ```
+/// let (lo, hi) = bloomlab::stats::wilson(100, 10_000, bloomlab::stats::Z95);
+/// assert!((lo - 0.00823).abs() < 1e-4 && (hi - 0.01215).abs() < 1e-4);
+/// ```
+#[must_use]
+pub fn wilson(successes: u64, trials: u64, z: f64) -> (f64, f64) {
+    if trials == 0 {
+        return (0.0, 1.0);
+    }
+    let n = trials as f64;
+    let p = successes as f64 / n;
+    let z2 = z * z;
+    let denom = 1.0 + z2 / n;
+    let centre = (p + z2 / (2.0 * n)) / denom;
+    let half = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / denom;
+    let lo = if successes == 0 {
+        0.0
+    } else {
+        (centre - half).max(0.0)
+    };
+    let hi = if successes >= trials {
+        1.0
+    } else {
+        (centre + half).min(1.0)
+    };
+    (lo, hi)
+}
+
+/// Clopper–Pearson "exact" interval at confidence `1 − alpha` (Clopper & Pearson 1934,
+/// Biometrika 26(4)), from Beta quantiles: conservative (coverage ≥ nominal).
+///
+/// ```
+/// let (lo, hi) = bloomlab::stats::clopper_pearson(0, 1000, 0.05);
+/// assert_eq!(lo, 0.0);
+/// assert!((hi - 0.003682).abs() < 1e-5); // the "rule of three" gives ≈ 3/1000
+/// ```
+#[must_use]
+pub fn clopper_pearson(successes: u64, trials: u64, alpha: f64) -> (f64, f64) {
+    if trials == 0 {
+        return (0.0, 1.0);
+    }
+    let x = successes as f64;
+    let n = trials as f64;
+    let lo = if successes == 0 {
+        0.0
+    } else {
+        Beta::new(x, n - x + 1.0).map_or(0.0, |b| b.inverse_cdf(alpha / 2.0))
+    };
+    let hi = if successes == trials {
+        1.0
+    } else {
+        Beta::new(x + 1.0, n - x).map_or(1.0, |b| b.inverse_cdf(1.0 - alpha / 2.0))
+    };
+    (lo, hi)
+}
+
+/// Mean and a 95% normal-theory interval for the mean of independent per-trial rates. Use this
+/// when several independently built filters are measured: each filter's own FPR varies (it
+/// depends on how many bits that instance happened to set), so pooling all queries into one
+/// binomial would understate the uncertainty of the average.
+#[must_use]
+pub fn mean_ci95(rates: &[f64]) -> (f64, f64, f64) {
+    let t = rates.len() as f64;
+    if rates.is_empty() {
+        return (0.0, 0.0, 1.0);
+    }
+    let mean = rates.iter().sum::<f64>() / t;
+    if rates.len() < 2 {
+        return (mean, 0.0, 1.0);
+    }
+    let var = rates.iter().map(|r| (r - mean) * (r - mean)).sum::<f64>() / (t - 1.0);
+    let half = Z95 * (var / t).sqrt();
+    (mean, (mean - half).max(0.0), (mean + half).min(1.0))
+}
+
+/// Pearson's chi-square statistic of `counts` against a uniform expectation, and its p-value
+/// (probability of a statistic at least this large if the counts were uniform).
+///
+/// ```
+/// let (_, p) = bloomlab::stats::chi_square_uniform(&[100, 100, 100, 100]);
+/// assert!(p > 0.99);
+/// let (_, p) = bloomlab::stats::chi_square_uniform(&[400, 0, 0, 0]);
+/// assert!(p < 1e-10);
+/// ```
+#[must_use]
+pub fn chi_square_uniform(counts: &[u64]) -> (f64, f64) {
+    let total: u64 = counts.iter().sum();
+    if counts.len() < 2 || total == 0 {
+        return (0.0, 1.0);
+    }
+    let expected = total as f64 / counts.len() as f64;
+    let stat: f64 = counts
+        .iter()
+        .map(|&c| {
+            let d = c as f64 - expected;
+            d * d / expected
+        })
+        .sum();
+    let df = (counts.len() - 1) as f64;
+    let p = ChiSquared::new(df).map_or(f64::NAN, |c| 1.0 - c.cdf(stat));
+    (stat, p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn intervals_contain_the_estimate_and_nest() {
+        for (x, n) in [(0u64, 10u64), (1, 10), (5, 10), (10, 10), (37, 100_000)] {
+            let p = x as f64 / n as f64;
+            let (wl, wh) = wilson(x, n, Z95);
+            let (cl, ch) = clopper_pearson(x, n, 0.05);
+            assert!(wl <= p && p <= wh, "wilson {x}/{n}");
+            assert!(cl <= p && p <= ch, "cp {x}/{n}");
+            // Clopper-Pearson is the more conservative of the two.
+            assert!(
+                cl <= wl + 1e-12 && ch + 1e-12 >= wh,
+                "{x}/{n}: cp ({cl},{ch}) wilson ({wl},{wh})"
+            );
+        }
+    }
+
+    #[test]
+    fn mean_interval() {
+        let (m, lo, hi) = mean_ci95(&[0.1, 0.2, 0.3]);
+        assert!((m - 0.2).abs() < 1e-12 && lo < 0.2 && hi > 0.2);
+        assert!((hi - 0.2 - Z95 * 0.1 / 3f64.sqrt()).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,287 @@
+//! Pure formulas, each cited to where it comes from. No filter code here: filters call these.
+//!
+//! Notation: `m` bits, `n` items inserted, `k` hash functions, `p` (or ε) false-positive rate.
+
+use crate::error::{Error, Param, Result};
+
+/// The largest k accepted anywhere in the crate.
+pub const MAX_K: u32 = 64;
+
+/// Check `n >= 1`.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] naming `n`.
+pub fn check_n(n: u64) -> Result<u64> {
+    if n == 0 {
+        return Err(Error::invalid(Param::N, n, "an integer >= 1"));
+    }
+    Ok(n)
+}
+
+/// Check `0 < p < 1` (and not NaN).
+///
+/// # Errors
+/// [`Error::InvalidParameter`] naming `p`.
+pub fn check_p(p: f64) -> Result<f64> {
+    if p.is_nan() || p <= 0.0 || p >= 1.0 {
+        return Err(Error::invalid(
+            Param::P,
+            p,
+            "a probability strictly between 0 and 1",
+        ));
+    }
+    Ok(p)
+}
+
+/// Check `m >= 1`.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] naming `m`.
+pub fn check_m(m: u64) -> Result<u64> {
+    if m == 0 {
+        return Err(Error::invalid(Param::M, m, "a bit count >= 1"));
+    }
+    Ok(m)
+}
+
+/// Check `1 <= k <= MAX_K`.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] naming `k`.
+pub fn check_k(k: u32) -> Result<u32> {
+    if k == 0 || k > MAX_K {
+        return Err(Error::invalid(
+            Param::K,
+            k,
+            format!("an integer from 1 to {MAX_K}"),
+        ));
+    }
+    Ok(k)
+}
+
+/// Filter dimensions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Sizing {
+    /// Bits.
+    pub m: u64,
+    /// Hash functions.
+    pub k: u32,
+}
+
+/// Bits for `n` items at rate `p`, exactly as Guava's `BloomFilter.optimalNumOfBits` and
+/// Redisson compute it: `m = ⌊−n·ln p / (ln 2)²⌋` (at least 1).
+///
+/// The formula is the classic optimum (Bloom 1970; see Broder & Mitzenmacher 2004, "Network
+/// Applications of Bloom Filters: A Survey", §2.1), where k = (m/n)·ln 2 makes the FPR 2^(−k).
+///
+/// ```
+/// assert_eq!(bloomlab::theory::optimal_bits(1_000_000, 0.01).unwrap(), 9_585_058);
+/// ```
+///
+/// # Errors
+/// Invalid `n` or `p`.
+pub fn optimal_bits(n: u64, p: f64) -> Result<u64> {
+    check_n(n)?;
+    check_p(p)?;
+    let ln2 = std::f64::consts::LN_2;
+    let m = (-(n as f64) * p.ln() / (ln2 * ln2)).floor();
+    if !m.is_finite() || m >= u64::MAX as f64 {
+        return Err(Error::invalid(
+            Param::N,
+            n,
+            "small enough that m fits in 64 bits",
+        ));
+    }
+    Ok((m as u64).max(1))
+}
+
+/// Hash functions for `m` bits and `n` items, as Guava's `optimalNumOfHashFunctions`:
+/// `max(1, round(m/n · ln 2))`, capped at [`MAX_K`].
+///
+/// ```
+/// assert_eq!(bloomlab::theory::optimal_k(9_585_058, 1_000_000), 7);
+/// ```
+#[must_use]
+pub fn optimal_k(m: u64, n: u64) -> u32 {
+    let k = (m as f64 / n.max(1) as f64 * std::f64::consts::LN_2).round();
+    (k as u32).clamp(1, MAX_K)
+}
+
+/// The real-valued optimum k* = (m/n)·ln 2 (Broder & Mitzenmacher 2004, §2.1).
+#[must_use]
+pub fn optimal_k_real(m: u64, n: u64) -> f64 {
+    m as f64 / n.max(1) as f64 * std::f64::consts::LN_2
+}
+
+/// Size a filter for `n` items at rate `p`, the Guava/Redisson way.
+///
+/// ```
+/// let s = bloomlab::theory::size_for(1_000_000, 0.01).unwrap();
+/// assert_eq!((s.m, s.k), (9_585_058, 7));
+/// ```
+///
+/// # Errors
+/// Invalid `n` or `p`.
+pub fn size_for(n: u64, p: f64) -> Result<Sizing> {
+    let m = optimal_bits(n, p)?;
+    Ok(Sizing {
+        m,
+        k: optimal_k(m, n),
+    })
+}
+
+/// The classic approximation `(1 − e^(−kn/m))^k` (Bloom 1970 as simplified in Broder &
+/// Mitzenmacher 2004, eq. (1)). It assumes independent, uniform hash positions and replaces
+/// the fill by its expectation; it is slightly *low* for small m (see [`fpr_exact`]).
+///
+/// ```
+/// let p = bloomlab::theory::fpr_classic(9_585_058, 1_000_000, 7);
+/// assert!((p - 0.01).abs() < 0.0005);
+/// ```
+#[must_use]
+pub fn fpr_classic(m: u64, n: u64, k: u32) -> f64 {
+    if m == 0 {
+        return 1.0;
+    }
+    let x = -(f64::from(k) * n as f64 / m as f64);
+    (-x.exp_m1()).powi(k as i32)
+}
+
+/// Bloom's own form `(1 − (1 − 1/m)^(kn))^k` (Bloom 1970, "Space/Time Trade-offs in Hash Coding
+/// with Allowable Errors", CACM 13(7)): the expected fill is exact, but treating the k probes of
+/// a query as independent of the fill is not.
+#[must_use]
+pub fn fpr_bloom(m: u64, n: u64, k: u32) -> f64 {
+    if m == 0 {
+        return 1.0;
+    }
+    let kn = f64::from(k) * n as f64;
+    let empty = (kn * (-1.0 / m as f64).ln_1p()).exp();
+    (1.0 - empty).powi(k as i32)
+}
+
+/// Expected fraction of bits set after n inserts: `1 − (1 − 1/m)^(kn)` ≈ `1 − e^(−kn/m)`.
+#[must_use]
+pub fn expected_fill(m: u64, n: u64, k: u32) -> f64 {
+    if m == 0 {
+        return 1.0;
+    }
+    let kn = f64::from(k) * n as f64;
+    1.0 - (kn * (-1.0 / m as f64).ln_1p()).exp()
+}
+
+/// The information-theoretic minimum bits per item for an approximate-membership structure
+/// with false-positive rate ε: `log2(1/ε)` (Carter, Floyd, Gill, Markowsky & Wegman 1978,
+/// "Exact and Approximate Membership Testers", STOC). A Bloom filter at its optimum needs
+/// `log2(1/ε)/ln 2 ≈ 1.44·log2(1/ε)`: 44% more.
+///
+/// ```
+/// assert_eq!(bloomlab::theory::lower_bound_bits_per_key(1.0 / 1024.0), 10.0);
+/// ```
+#[must_use]
+pub fn lower_bound_bits_per_key(eps: f64) -> f64 {
+    -eps.log2()
+}
+
+/// Bits per item a Bloom filter at the optimal (real) k needs for rate ε: `−ln ε / (ln 2)²`.
+#[must_use]
+pub fn bloom_bits_per_key(eps: f64) -> f64 {
+    let ln2 = std::f64::consts::LN_2;
+    -eps.ln() / (ln2 * ln2)
+}
+
+/// Estimated number of distinct items from the number of set bits `x` (Swamidass & Baldi 2007,
+/// "Mathematical correction for fingerprint similarity measures to improve chemical retrieval",
+/// J. Chem. Inf. Model. 47(3)): `n* = −(m/k)·ln(1 − x/m)`. Redisson's `count()` uses it.
+/// Returns `f64::INFINITY` for a full filter.
+#[must_use]
+pub fn estimate_count(m: u64, k: u32, ones: u64) -> f64 {
+    if ones >= m {
+        return f64::INFINITY;
+    }
+    -(m as f64 / f64::from(k)) * (-(ones as f64) / m as f64).ln_1p()
+}
+
+/// Largest n for which m bits and k hashes still give FPR ≤ p under the classic formula.
+#[must_use]
+pub fn capacity_for(m: u64, k: u32, p: f64) -> u64 {
+    // (1 − e^(−kn/m))^k = p  ⇔  n = −(m/k)·ln(1 − p^(1/k))
+    let n = -(m as f64 / f64::from(k)) * (-(p.powf(1.0 / f64::from(k)))).ln_1p();
+    if n.is_finite() && n > 0.0 {
+        n.floor() as u64
+    } else {
+        0
+    }
+}
+
+mod exact;
+pub use exact::{fpr_exact, fpr_exact_with_bound};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digest_sizing_table() {
+        // The articles' table: (n, p) -> (m bits, k).
+        let rows = [
+            (1_000_000u64, 0.01, 9_585_058u64, 7u32),
+            (1_000_000, 0.001, 14_377_587, 10),
+            (10_000_000, 0.01, 95_850_583, 7),
+            (100_000_000, 0.01, 958_505_837, 7),
+            (1_000_000_000, 0.01, 9_585_058_377, 7),
+            // The articles say 143,775,874; the formula gives 143,775,875.66, floored to ...875.
+            (10_000_000, 0.001, 143_775_875, 10),
+        ];
+        for (n, p, m, k) in rows {
+            let s = size_for(n, p).unwrap();
+            assert_eq!((s.m, s.k), (m, k), "n={n} p={p}");
+        }
+    }
+
+    #[test]
+    fn invalid_inputs_are_typed_errors() {
+        assert!(matches!(
+            size_for(0, 0.01),
+            Err(Error::InvalidParameter {
+                param: Param::N,
+                ..
+            })
+        ));
+        for p in [0.0, 1.0, 1.5, -0.1, f64::NAN] {
+            assert!(matches!(
+                size_for(10, p),
+                Err(Error::InvalidParameter {
+                    param: Param::P,
+                    ..
+                })
+            ));
+        }
+        assert!(check_k(0).is_err() && check_k(1000).is_err() && check_k(7).is_ok());
+    }
+
+    #[test]
+    fn classic_at_optimum_is_two_to_minus_k() {
+        // With k = (m/n) ln 2 exactly, (1 - e^{-k n/m})^k = 2^{-k}.
+        let (m, n) = (1_000_000u64, 100_000u64);
+        let k = 7u32;
+        let n_opt = (m as f64 * std::f64::consts::LN_2 / f64::from(k)) as u64;
+        let p = fpr_classic(m, n_opt, k);
+        assert!((p / 2f64.powi(-7) - 1.0).abs() < 1e-4, "{p}");
+        assert!(fpr_bloom(m, n, k) > 0.0);
+    }
+
+    #[test]
+    fn count_estimate_inverts_expected_fill() {
+        let (m, k, n) = (100_000u64, 5u32, 8_000u64);
+        let ones = (expected_fill(m, n, k) * m as f64).round() as u64;
+        let est = estimate_count(m, k, ones);
+        assert!((est - n as f64).abs() < 5.0, "{est}");
+    }
+
+    #[test]
+    fn capacity_inverts_classic() {
+        let n = capacity_for(9_585_058, 7, 0.01);
+        assert!((n as i64 - 1_000_000).abs() < 2_000, "{n}");
+    }
+}
