@@ -1,1 +1,52 @@
-fn main() {}
+//! The `bloomlab` command: a thin shell over the library (argument parsing, dispatch, exit codes).
+
+mod cli;
+mod tui;
+
+use clap::{Parser, Subcommand};
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+/// A workbench for Bloom filters and their relatives.
+///
+/// Without a command, opens the interactive explorer on a terminal.
+#[derive(Debug, Parser)]
+#[command(name = "bloomlab", version, about, long_about = None, after_help = cli::GUIDE)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Option<Cmd>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Cmd {
+    /// Size a filter: any sensible subset of n, p, m, k solves for the rest.
+    Calc(cli::calc::Args),
+    /// Build a filter, insert n keys, query absent keys, report FPR against theory.
+    Measure(cli::measure::Args),
+    /// The articles' m = 16, k = 3 example (apple, banana, grape, cherry), step by step.
+    Walkthrough(cli::walkthrough::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.cmd {
+        Some(Cmd::Calc(a)) => cli::calc::run(&a),
+        Some(Cmd::Measure(a)) => cli::measure::run(&a),
+        Some(Cmd::Walkthrough(a)) => cli::walkthrough::run(&a),
+        None => {
+            if std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {
+                tui::run()
+            } else {
+                println!("{}", cli::GUIDE);
+                Ok(())
+            }
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

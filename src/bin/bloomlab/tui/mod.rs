@@ -1,0 +1,7 @@
+//! The terminal workbench (ratatui).
+
+/// Open the terminal UI.
+pub fn run() -> bloomlab::Result<()> {
+    println!("{}", crate::cli::GUIDE);
+    Ok(())
+}
