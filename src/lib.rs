@@ -34,6 +34,7 @@ pub mod measure;
 pub mod spec;
 pub mod stats;
 pub mod theory;
+pub mod walkthrough;
 pub mod workload;
 
 pub use error::{Error, Param, Result};

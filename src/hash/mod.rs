@@ -154,14 +154,25 @@ impl FromStr for HashId {
 
 /// The names of the index strategies (public surface).
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    serde::Serialize,
+    serde::Deserialize,
 )]
 #[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum StrategyId {
     /// Kirsch–Mitzenmacher double hashing `h1 + i·h2`.
     Double,
-    /// Dillinger–Manolios enhanced double hashing `h1 + i·h2 + (i³−i)/6`.
+    /// Dillinger–Manolios enhanced double hashing `h1 + i·h2 + (i³−i)/6` (the default).
+    #[default]
     EnhancedDouble,
     /// k independently seeded hashes (the textbook model; k times the hashing cost).
     Independent,

@@ -1,14 +1,10 @@
 //! Index strategies: how one item's hash becomes k bit positions in `[0, m)`.
 //!
-//! Our own strategies (`double`, `enhanced-double`, `independent`) work in wrapping 64-bit
-//! arithmetic and map each 64-bit value to `[0, m)` with Lemire's multiply-shift [`reduce`]
-//! rather than `% m`: one multiplication instead of a 20–90 cycle division, for any `m` (not just
-//! powers of two), with a bias of at most m/2⁶⁴. Because reduction takes the *high* bits of the
-//! product it needs a hash whose high bits are good: every hasher here except `weak` qualifies.
-//!
-//! Working modulo 2⁶⁴ also disposes of the classic double-hashing pitfalls: with `h2` forced odd,
-//! `h1 + i·h2` never repeats within 2⁶⁴ steps (no `h2 ≡ 0` degeneration, no short cycles when
-//! `gcd(h2, m) > 1`, which is what breaks `(h1 + i·h2) mod m` for non-prime m).
+//! Our own strategies (`double`, `enhanced-double`, `independent`) map 64-bit hash values to
+//! `[0, m)` with Lemire's multiply-shift [`reduce`] rather than `% m`: one multiplication instead
+//! of a 20–90 cycle division, for any `m` (not just powers of two), with a bias of at most
+//! m/2⁶⁴. Because reduction takes the *high* bits of the product it needs a hash whose high bits
+//! are good: every hasher here except `weak` qualifies.
 //!
 //! The two Guava strategies are reproduced bit for bit, flaws included, so they can be studied
 //! and so Guava-written filters can be read (see [`crate::guava`]).
@@ -48,8 +44,30 @@ pub trait IndexStrategy: Clone + Copy + Send + Sync + Debug + Default + 'static 
     ) -> bool;
 }
 
+/// `(a + b) mod m` for `a, b < m`, without a division (and without overflow for any m).
+#[inline]
+fn add_mod(a: u64, b: u64, m: u64) -> u64 {
+    let (s, carry) = a.overflowing_add(b);
+    if carry || s >= m {
+        s.wrapping_sub(m)
+    } else {
+        s
+    }
+}
+
 /// Kirsch & Mitzenmacher (2006), "Less Hashing, Same Performance: Building a Better Bloom
-/// Filter": `g_i = h1 + i·h2`, here mod 2⁶⁴ with `h2` odd, then reduced to `[0, m)`.
+/// Filter" (ESA; RSA 33(2) 2008): `g_i = h1 + i·h2`, here in wrapping 64-bit arithmetic with
+/// each `g_i` reduced to `[0, m)` by multiply-shift — the "real-valued" form, where the step is
+/// `h2·m/2⁶⁴` cells, a real number, rather than an integer mod m.
+///
+/// Pitfalls: in the mod-m form a step `h2 ≡ 0` repeats one position k times and a step with
+/// `gcd(h2, m) > 1` has a period of m/gcd, possibly below k. Here `h2` is forced odd, so
+/// `h1 + i·h2` never repeats modulo 2⁶⁴ and no common factor with m exists. What remains is a
+/// step within about one cell of a multiple of 2⁶⁴/j (probability ≈ k²/m), which folds the
+/// positions onto few bits. Measured at m = 256, n = 26, k = 7 over 40,000 filters: 1.057%
+/// against the exact 0.913% (independent hashing: 0.916%). A mod-m version with an odd step was
+/// tried and measured worse (1.233%): odd steps leave only m/2 step values, so queries share
+/// whole progressions with inserted items more often. At realistic m the difference vanishes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct DoubleHashing;
 
@@ -79,10 +97,18 @@ impl IndexStrategy for DoubleHashing {
     }
 }
 
-/// Dillinger & Manolios (2004), "Bloom Filters in Probabilistic Verification" (FMCAD):
-/// enhanced double hashing `g_i = h1 + i·h2 + (i³ − i)/6`, computed incrementally.
-/// The cubic term breaks the arithmetic-progression structure that makes plain double hashing
-/// repeat positions when `h2` is small relative to the spacing of positions.
+/// Dillinger & Manolios (2004), "Bloom Filters in Probabilistic Verification" (FMCAD), their
+/// *enhanced double hashing*: `g_i = h1 + i·h2 + (i³ − i)/6 (mod m)`, computed incrementally as
+/// `x += y; y += i` (mod m). The cubic term means that no step `h2` collapses the positions:
+/// a zero step gives `x, x, x+1, x+4, x+10, …` (k − 1 distinct) where the mod-m form of plain
+/// double hashing would give one position k times.
+/// Done modulo m as in the paper: `h1` and `h2` are reduced to `[0, m)` by multiply-shift, the
+/// steps by conditional subtraction; no division anywhere. The default strategy.
+///
+/// Measured at m = 256, n = 26, k = 7 over 40,000 filters: 0.948% against the exact 0.913%
+/// (plain double 1.057%, independent 0.916%). The cubic term must live in cells: a version in
+/// wrapping 64-bit arithmetic made it vanish below one cell and gave the same positions as plain
+/// double hashing.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct EnhancedDoubleHashing;
 
@@ -100,14 +126,15 @@ impl IndexStrategy for EnhancedDoubleHashing {
         mut f: F,
     ) -> bool {
         let h = hasher.hash128(item);
-        let mut x = h.lo;
-        let mut y = h.hi;
-        for i in 0..u64::from(k) {
-            if !f(reduce(x, m)) {
+        let mut x = reduce(h.lo, m);
+        let mut y = reduce(h.hi, m);
+        for i in 1..=u64::from(k) {
+            if !f(x) {
                 return false;
             }
-            x = x.wrapping_add(y);
-            y = y.wrapping_add(i + 1);
+            x = add_mod(x, y, m);
+            // i < 65 <= m in practice; for tiny m reduce i first.
+            y = add_mod(y, if i < m { i } else { i % m }, m);
         }
         true
     }
@@ -216,12 +243,6 @@ impl IndexStrategy for Guava64 {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct AnyStrategy(pub StrategyId);
 
-impl Default for StrategyId {
-    fn default() -> Self {
-        StrategyId::EnhancedDouble
-    }
-}
-
 impl IndexStrategy for AnyStrategy {
     fn id(&self) -> StrategyId {
         self.0
@@ -278,6 +299,51 @@ mod tests {
                 assert!(v.iter().all(|&i| i < m), "{id} m={m}: {v:?}");
             }
         }
+    }
+
+    #[test]
+    fn enhanced_double_hashing_survives_a_zero_step() {
+        // A hasher whose second half is 0 (reduced step 0): enhanced double hashing still gives
+        // k - 1 distinct positions thanks to the cubic term.
+        #[derive(Debug, Clone, Copy)]
+        struct ZeroStep;
+        impl ItemHasher for ZeroStep {
+            fn id(&self) -> HashId {
+                HashId::Weak
+            }
+            fn hash128(&self, bytes: &[u8]) -> crate::hash::Hash128 {
+                crate::hash::Hash128 {
+                    lo: crate::hash::mix64(bytes.len() as u64),
+                    hi: 0,
+                }
+            }
+            fn hash64_seeded(&self, _: &[u8], seed: u64) -> u64 {
+                seed
+            }
+        }
+        for len in 0..50usize {
+            let item = vec![0u8; len];
+            let mut v = Vec::new();
+            EnhancedDoubleHashing.for_each_index(&ZeroStep, &item, 7, 256, |i| {
+                v.push(i);
+                true
+            });
+            let mut d = v.clone();
+            d.sort_unstable();
+            d.dedup();
+            assert_eq!(d.len(), 6, "{v:?}");
+        }
+        assert_eq!(add_mod(250, 10, 256), 4);
+        assert_eq!(add_mod(u64::MAX - 1, u64::MAX - 1, u64::MAX), u64::MAX - 2);
+    }
+
+    #[test]
+    fn enhanced_differs_from_plain_double() {
+        let h = AnyHasher::new(HashId::Xxh3, 0);
+        let a = indices(DoubleHashing, &h, b"x", 7, 256);
+        let b = indices(EnhancedDoubleHashing, &h, b"x", 7, 256);
+        assert_eq!(a[0], b[0]);
+        assert_ne!(a, b);
     }
 
     #[test]

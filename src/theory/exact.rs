@@ -142,8 +142,10 @@ fn moments(m: u64, t: u64, k: u32) -> (f64, f64) {
     let mut s = vec![vec![0.0f64; kk + 1]; kk + 1];
     s[0][0] = 1.0;
     for r in 1..=kk {
+        let (done, rest) = s.split_at_mut(r);
+        let (prev, row) = (&done[r - 1], &mut rest[0]);
         for j in 1..=r {
-            s[r][j] = j as f64 * s[r - 1][j] + s[r - 1][j - 1];
+            row[j] = j as f64 * prev[j] + prev[j - 1];
         }
     }
     // e[j] = E[(Y)_j] / m^j = Π_{i<j}(1 − i/m) · (1 − j/m)^t
@@ -161,10 +163,10 @@ fn moments(m: u64, t: u64, k: u32) -> (f64, f64) {
     let mut binom = 1.0f64;
     let mut p = 0.0f64;
     let mut abs = 0.0f64;
-    for r in 0..=kk {
+    for (r, srow) in s.iter().enumerate() {
         // E[(Y/m)^r] = Σ_j S(r,j) E[(Y)_j] / m^r = Σ_j S(r,j) e[j] m^{j−r}
         let mr: f64 = (0..=r)
-            .map(|j| s[r][j] * e[j] * mf.powi(j as i32 - r as i32))
+            .map(|j| srow[j] * e[j] * mf.powi(j as i32 - r as i32))
             .sum();
         let term = binom * mr;
         p += if r % 2 == 0 { term } else { -term };
@@ -182,13 +184,13 @@ mod tests {
 
     /// Brute force: enumerate every assignment of k(n+1) probes (n inserts, one query).
     fn brute(m: u64, n: u64, k: u32) -> f64 {
-        let probes = k as u64 * (n + 1);
+        let probes = u64::from(k) * (n + 1);
         let total = m.pow(probes as u32);
         let mut hits = 0u64;
         for code in 0..total {
             let mut c = code;
             let mut set = vec![false; m as usize];
-            for _ in 0..k as u64 * n {
+            for _ in 0..u64::from(k) * n {
                 set[(c % m) as usize] = true;
                 c /= m;
             }
@@ -213,8 +215,8 @@ mod tests {
             (7, 3, 1),
         ] {
             let b = brute(m, n, k);
-            let (r, _) = recurrence(m, k as u64 * n, k);
-            let (mo, _) = moments(m, k as u64 * n, k);
+            let (r, _) = recurrence(m, u64::from(k) * n, k);
+            let (mo, _) = moments(m, u64::from(k) * n, k);
             assert!((r - b).abs() < 1e-12, "rec m={m} n={n} k={k}: {r} vs {b}");
             assert!((mo - b).abs() < 1e-12, "mom m={m} n={n} k={k}: {mo} vs {b}");
         }
@@ -228,8 +230,8 @@ mod tests {
             (4096, 400, 5),
             (1000, 50, 14),
         ] {
-            let (r, rb) = recurrence(m, k as u64 * n, k);
-            let (mo, mb) = moments(m, k as u64 * n, k);
+            let (r, rb) = recurrence(m, u64::from(k) * n, k);
+            let (mo, mb) = moments(m, u64::from(k) * n, k);
             assert!((r - mo).abs() <= rb + mb + 1e-15, "m={m}: {r} vs {mo}");
         }
     }

@@ -1,10 +1,247 @@
-//! (being written)
+//! `bloomlab calc`: solve any sensible subset of n, p, m, k for the rest.
 
-/// Arguments.
+use super::{human_bytes, parse_k, parse_m, parse_n, parse_p, pct, thousands};
+use bloomlab::theory;
+use bloomlab::{Error, Param, Result};
+
+/// Size a Bloom filter. Give any sensible subset of n, p, m, k:
+/// n+p → m, k (Guava's formulas); n+m → k, p; m+p → n; n+p+k → m; p alone → bits and k per item.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Items expected (integer >= 1; 1000000, 1,000,000 or 1e6).
+    #[arg(long, value_parser = parse_n)]
+    pub n: Option<u64>,
+    /// Target false-positive rate, strictly between 0 and 1 (0.01, 1% or 1/100).
+    #[arg(long, value_parser = parse_p)]
+    pub p: Option<f64>,
+    /// Bits (9585058), or a size with units (64KiB, 1.2MB, 10Mbit).
+    #[arg(long, value_parser = parse_m)]
+    pub m: Option<u64>,
+    /// Hash functions, 1 to 64 (default: the optimum).
+    #[arg(long, value_parser = parse_k)]
+    pub k: Option<u32>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
 
-/// Run.
-pub fn run(_a: &Args) -> bloomlab::Result<()> {
+/// The solved sizing.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Solution {
+    /// Items (None in per-item mode, when only p is given).
+    pub n: Option<u64>,
+    /// The target rate, when one was given.
+    pub p: Option<f64>,
+    /// Bits (None in per-item mode).
+    pub m_bits: Option<u64>,
+    /// Hash functions.
+    pub k: u32,
+    /// Bytes of the bit array (m/8 rounded up).
+    pub bytes: Option<u64>,
+    /// Bits per item.
+    pub bits_per_key: f64,
+    /// (1 − e^(−kn/m))^k.
+    pub fpr_classic: f64,
+    /// The exact rate (Bose et al. 2008).
+    pub fpr_exact: Option<f64>,
+    /// log2(1/p) bits per item: no filter can use fewer.
+    pub lower_bound_bits_per_key: f64,
+    /// How much more than the lower bound this filter uses.
+    pub overhead_vs_lower_bound: f64,
+    /// Expected fraction of bits set at n items.
+    pub expected_fill: Option<f64>,
+    /// What was solved for, in words.
+    pub solved: String,
+}
+
+/// Solve (used by the command and by tests).
+///
+/// # Errors
+/// An unsupported combination, or values out of range.
+pub fn solve(a: &Args) -> Result<Solution> {
+    let need = |what: &str| Error::invalid(Param::Other("n/p/m/k"), "incomplete", what.to_string());
+    let (n, m, k, solved) = match (a.n, a.p, a.m, a.k) {
+        (Some(n), Some(p), None, None) => {
+            let s = theory::size_for(n, p)?;
+            (
+                n,
+                s.m,
+                s.k,
+                "m and k from n and p (Guava/Redisson formulas)",
+            )
+        }
+        (Some(n), Some(p), None, Some(k)) => {
+            // (1 − e^(−kn/m))^k = p  ⇔  m = −k·n / ln(1 − p^(1/k))
+            let m = (-(f64::from(k)) * n as f64 / (-(p.powf(1.0 / f64::from(k)))).ln_1p()).ceil();
+            if !m.is_finite() || m >= u64::MAX as f64 {
+                return Err(Error::invalid(
+                    Param::N,
+                    n,
+                    "small enough that m fits in 64 bits",
+                ));
+            }
+            (n, m as u64, k, "m from n, p and a fixed k")
+        }
+        (Some(n), p, Some(m), k) => {
+            let k = k.unwrap_or_else(|| theory::optimal_k(m, n));
+            let _ = p;
+            (n, m, k, "FPR from n, m and k")
+        }
+        (None, Some(p), Some(m), k) => {
+            let k = k.unwrap_or_else(|| {
+                // the k that maximises capacity at rate p: k = log2(1/p), rounded
+                ((-p.log2()).round() as u32).clamp(1, theory::MAX_K)
+            });
+            let n = theory::capacity_for(m, k, p);
+            if n == 0 {
+                return Err(Error::invalid(
+                    Param::M,
+                    m,
+                    format!("enough bits to hold one item at p = {p}"),
+                ));
+            }
+            (n, m, k, "capacity n from m, p and k")
+        }
+        (None, Some(p), None, k) => {
+            let k = k.unwrap_or_else(|| ((-p.log2()).round() as u32).clamp(1, theory::MAX_K));
+            let bpk = -f64::from(k) / (-(p.powf(1.0 / f64::from(k)))).ln_1p();
+            let lb = theory::lower_bound_bits_per_key(p);
+            return Ok(Solution {
+                n: None,
+                p: Some(p),
+                m_bits: None,
+                k,
+                bytes: None,
+                bits_per_key: bpk,
+                fpr_classic: p,
+                fpr_exact: None,
+                lower_bound_bits_per_key: lb,
+                overhead_vs_lower_bound: bpk / lb - 1.0,
+                expected_fill: None,
+                solved: "bits and k per item from p".into(),
+            });
+        }
+        (Some(_), None, None, _) => return Err(need("give p or m together with n")),
+        (None, None, _, _) => return Err(need("give at least p, or n with p or m")),
+    };
+    theory::check_n(n)?;
+    theory::check_m(m)?;
+    theory::check_k(k)?;
+    let classic = theory::fpr_classic(m, n, k);
+    let exact = theory::fpr_exact(m, n, k);
+    let bpk = m as f64 / n as f64;
+    let target = a.p.unwrap_or(classic);
+    let lb = theory::lower_bound_bits_per_key(target);
+    Ok(Solution {
+        n: Some(n),
+        p: a.p,
+        m_bits: Some(m),
+        k,
+        bytes: Some(m.div_ceil(8)),
+        bits_per_key: bpk,
+        fpr_classic: classic,
+        fpr_exact: Some(exact),
+        lower_bound_bits_per_key: lb,
+        overhead_vs_lower_bound: bpk / lb - 1.0,
+        expected_fill: Some(theory::expected_fill(m, n, k)),
+        solved: solved.into(),
+    })
+}
+
+/// Run the command.
+///
+/// # Errors
+/// As [`solve`].
+pub fn run(a: &Args) -> Result<()> {
+    let s = solve(a)?;
+    if a.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&s).map_err(|e| Error::Corrupt(e.to_string()))?
+        );
+        return Ok(());
+    }
+    println!("bloomlab calc: {}", s.solved);
+    if let Some(n) = s.n {
+        println!("  n         {} items", thousands(n));
+    }
+    if let Some(p) = s.p {
+        println!("  target p  {} ({p})", pct(p));
+    }
+    if let (Some(m), Some(b)) = (s.m_bits, s.bytes) {
+        println!(
+            "  m         {} bits = {} bytes = {}",
+            thousands(m),
+            thousands(b),
+            human_bytes(b as f64)
+        );
+    }
+    let kopt = match (s.m_bits, s.n) {
+        (Some(m), Some(n)) => format!(
+            "   (optimum (m/n)·ln 2 = {:.2})",
+            theory::optimal_k_real(m, n)
+        ),
+        _ => String::new(),
+    };
+    println!("  k         {}{kopt}", s.k);
+    println!(
+        "  bits/key  {:.3}   lower bound log2(1/p) = {:.3}   overhead {:+.1}%",
+        s.bits_per_key,
+        s.lower_bound_bits_per_key,
+        s.overhead_vs_lower_bound * 100.0
+    );
+    match s.fpr_exact {
+        Some(e) => println!(
+            "  FPR       classic {}   exact {}",
+            pct(s.fpr_classic),
+            pct(e)
+        ),
+        None => println!("  FPR       {}", pct(s.fpr_classic)),
+    }
+    if let Some(f) = s.expected_fill {
+        println!("  fill      {:.1}% of bits set after n items", f * 100.0);
+    }
+    println!("  (MB = 10^6 bytes, MiB = 2^20 bytes: quoted sizes often mix the two)");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(n: Option<u64>, p: Option<f64>, m: Option<u64>, k: Option<u32>) -> Args {
+        Args {
+            n,
+            p,
+            m,
+            k,
+            json: false,
+        }
+    }
+
+    #[test]
+    fn n_p_gives_guava_sizing() {
+        let s = solve(&args(Some(1_000_000), Some(0.01), None, None)).unwrap();
+        assert_eq!(
+            (s.m_bits, s.k, s.bytes),
+            (Some(9_585_058), 7, Some(1_198_133))
+        );
+        assert!((s.fpr_classic - 0.01).abs() < 2e-4);
+    }
+
+    #[test]
+    fn other_subsets() {
+        let s = solve(&args(Some(1_000_000), None, Some(9_585_058), None)).unwrap();
+        assert_eq!(s.k, 7);
+        let s = solve(&args(None, Some(0.01), Some(9_585_058), Some(7))).unwrap();
+        let n = s.n.unwrap();
+        assert!((990_000..=1_010_000).contains(&n), "{n}");
+        let s = solve(&args(Some(1000), Some(0.01), None, Some(3))).unwrap();
+        assert!((theory::fpr_classic(s.m_bits.unwrap(), 1000, 3) - 0.01).abs() < 1e-4);
+        let s = solve(&args(None, Some(0.01), None, None)).unwrap();
+        assert_eq!(s.k, 7);
+        assert!((s.bits_per_key - 9.6).abs() < 0.1);
+        assert!(solve(&args(Some(10), None, None, None)).is_err());
+        assert!(solve(&args(None, None, Some(10), None)).is_err());
+    }
 }

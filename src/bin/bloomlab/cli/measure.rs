@@ -1,10 +1,269 @@
-//! (being written)
+//! `bloomlab measure`: build a filter, insert n keys, query absent keys, report against theory.
 
-/// Arguments.
+use super::{human_bytes, parse_k, parse_m, parse_n, parse_p, pct, thousands};
+use bloomlab::filter::FilterKind;
+use bloomlab::hash::{HashId, StrategyId};
+use bloomlab::measure::{Control, MeasureConfig, Measurement, measure};
+use bloomlab::spec::FilterSpec;
+use bloomlab::workload::KeyKind;
+use bloomlab::{Error, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::IsTerminal;
+
+fn parse_filter(s: &str) -> std::result::Result<FilterKind, String> {
+    s.parse().map_err(|e: Error| e.to_string())
+}
+fn parse_hash(s: &str) -> std::result::Result<HashId, String> {
+    s.parse().map_err(|e: Error| e.to_string())
+}
+fn parse_strategy(s: &str) -> std::result::Result<StrategyId, String> {
+    s.parse().map_err(|e: Error| e.to_string())
+}
+fn parse_keys(s: &str) -> std::result::Result<KeyKind, String> {
+    s.parse().map_err(|e: Error| e.to_string())
+}
+fn parse_trials(s: &str) -> std::result::Result<u32, String> {
+    match s.parse::<u32>() {
+        Ok(t) if (1..=10_000_000).contains(&t) => Ok(t),
+        _ => Err("trials must be an integer from 1 to 10000000".into()),
+    }
+}
+fn parse_queries(s: &str) -> std::result::Result<u64, String> {
+    parse_n(s).map_err(|_| "queries must be an integer >= 1".to_string())
+}
+fn parse_fp_bits(s: &str) -> std::result::Result<u32, String> {
+    match s.parse::<u32>() {
+        Ok(f @ (8 | 12 | 16)) => Ok(f),
+        _ => Err("fingerprint-bits must be 8, 12 or 16".into()),
+    }
+}
+fn parse_growth(s: &str) -> std::result::Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(g) if g.is_finite() && (1.0..=16.0).contains(&g) && g > 1.0 => Ok(g),
+        _ => Err("growth must be a number > 1 and <= 16 (e.g. 2)".into()),
+    }
+}
+fn parse_tightening(s: &str) -> std::result::Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(r) if r > 0.0 && r < 1.0 => Ok(r),
+        _ => Err("tightening must be strictly between 0 and 1 (e.g. 0.5)".into()),
+    }
+}
+
+/// Build a filter, insert n keys, query absent keys, and compare the false-positive rate with
+/// theory. Give either --p or --m.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Filter: standard, counting, blocked, split-block, scalable, cuckoo.
+    #[arg(long, value_parser = parse_filter, default_value = "standard")]
+    pub filter: FilterKind,
+    /// Hash: sip13, sip24, wyhash, xxh3, xxh64, murmur3, fx, fnv1a, weak.
+    #[arg(long, value_parser = parse_hash, default_value = "xxh3")]
+    pub hash: HashId,
+    /// Index strategy: double, enhanced-double, independent, guava32, guava64.
+    #[arg(long, value_parser = parse_strategy, default_value = "enhanced-double")]
+    pub strategy: StrategyId,
+    /// Items to insert (and the design capacity unless --capacity is given).
+    #[arg(long, value_parser = parse_n)]
+    pub n: u64,
+    /// Design capacity when it differs from n (e.g. to overfill a filter).
+    #[arg(long, value_parser = parse_n)]
+    pub capacity: Option<u64>,
+    /// Target false-positive rate, strictly between 0 and 1 (0.01, 1%, 1/100).
+    #[arg(long, value_parser = parse_p, required_unless_present = "m")]
+    pub p: Option<f64>,
+    /// Bits (or a size with units: 64KiB, 1.2MB) instead of --p.
+    #[arg(long, value_parser = parse_m, conflicts_with = "p")]
+    pub m: Option<u64>,
+    /// Hash functions, 1 to 64 (default: optimal for m and n).
+    #[arg(long, value_parser = parse_k)]
+    pub k: Option<u32>,
+    /// Key kind: u64, seq, string, email, url.
+    #[arg(long, value_parser = parse_keys, default_value = "u64")]
+    pub keys: KeyKind,
+    /// Absent keys to query per trial.
+    #[arg(long, value_parser = parse_queries, default_value = "100000")]
+    pub queries: u64,
+    /// Independently seeded filters to average over (1 to 10000000).
+    #[arg(long, value_parser = parse_trials, default_value = "1")]
+    pub trials: u32,
+    /// Master seed for keys and hash seeds.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Cuckoo fingerprint bits: 8, 12 or 16.
+    #[arg(long, value_parser = parse_fp_bits, default_value = "12")]
+    pub fingerprint_bits: u32,
+    /// Scalable growth factor (> 1).
+    #[arg(long, value_parser = parse_growth, default_value = "2")]
+    pub growth: f64,
+    /// Scalable tightening ratio (0 < r < 1).
+    #[arg(long, value_parser = parse_tightening, default_value = "0.5")]
+    pub tightening: f64,
+    /// Scalable: refuse inserts beyond capacity instead of growing.
+    #[arg(long)]
+    pub nonscaling: bool,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
 
-/// Run.
-pub fn run(_a: &Args) -> bloomlab::Result<()> {
+impl Args {
+    /// The measurement this asks for.
+    #[must_use]
+    pub fn config(&self) -> MeasureConfig {
+        let spec = FilterSpec {
+            kind: self.filter,
+            hash: self.hash,
+            strategy: self.strategy,
+            seed: 0,
+            n: self.capacity.unwrap_or(self.n),
+            p: self.p,
+            m: self.m,
+            k: self.k,
+            fingerprint_bits: self.fingerprint_bits,
+            growth: self.growth,
+            tightening: self.tightening,
+            nonscaling: self.nonscaling,
+        };
+        MeasureConfig {
+            spec,
+            keys: self.keys,
+            inserted: Some(self.n),
+            queries: self.queries,
+            trials: self.trials,
+            seed: self.seed,
+            check_hits: true,
+        }
+    }
+}
+
+/// Run the command.
+///
+/// # Errors
+/// Invalid parameters, allocation failure.
+pub fn run(a: &Args) -> Result<()> {
+    let cfg = a.config();
+    let work = u64::from(a.trials) * (2 * a.n + a.queries);
+    let bar = (work > 2_000_000 && std::io::stderr().is_terminal()).then(|| {
+        let b = ProgressBar::new(1000);
+        b.set_style(
+            ProgressStyle::with_template("{spinner} measuring [{bar:40}] {percent}% eta {eta}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        b
+    });
+    let progress = |f: f64| {
+        if let Some(b) = &bar {
+            b.set_position((f * 1000.0) as u64);
+        }
+    };
+    let ctl = Control {
+        progress: Some(&progress),
+        cancel: None,
+    };
+    let r = measure(&cfg, &ctl);
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let r = r?;
+    if a.json {
+        println!("{}", to_json(&r)?);
+    } else {
+        print_text(&r);
+    }
     Ok(())
+}
+
+/// The JSON object (fields named in DESIGN.md).
+///
+/// # Errors
+/// Never in practice (serialisation of plain data).
+pub fn to_json(r: &Measurement) -> Result<String> {
+    let mut v = serde_json::to_value(r).map_err(|e| Error::Corrupt(e.to_string()))?;
+    // details as an object rather than pairs
+    if let Some(obj) = v.as_object_mut() {
+        let details: serde_json::Map<String, serde_json::Value> = r
+            .details
+            .iter()
+            .map(|(k, val)| (k.clone(), serde_json::Value::String(val.clone())))
+            .collect();
+        obj.insert("details".into(), serde_json::Value::Object(details));
+    }
+    serde_json::to_string_pretty(&v).map_err(|e| Error::Corrupt(e.to_string()))
+}
+
+fn print_text(r: &Measurement) {
+    let strat = r.strategy.as_deref().unwrap_or("-");
+    println!(
+        "{} filter, hash {}, strategy {}, {} keys, seed {}",
+        r.filter, r.hash, strat, r.keys, r.seed
+    );
+    println!(
+        "  size      m = {} bits, k = {}, {} heap bytes ({}), {:.3} bits/key",
+        thousands(r.m_bits),
+        r.k,
+        thousands(r.bytes as u64),
+        human_bytes(r.bytes as f64),
+        r.bits_per_key
+    );
+    println!(
+        "  inserted  {} keys{}",
+        thousands(r.n),
+        if r.trials > 1 {
+            format!(" in each of {} trials", r.trials)
+        } else {
+            String::new()
+        }
+    );
+    println!(
+        "  FPR       {} ({} of {} absent keys), 95% CI [{}, {}] ({})",
+        pct(r.fpr),
+        thousands(r.false_positives),
+        thousands(r.queries),
+        pct(r.fpr_ci95[0]),
+        pct(r.fpr_ci95[1]),
+        r.ci_method
+    );
+    let inside = |t: f64| {
+        if r.fpr_ci95[0] <= t && t <= r.fpr_ci95[1] {
+            "inside the CI"
+        } else {
+            "OUTSIDE the CI"
+        }
+    };
+    println!(
+        "  model     {}  ({})",
+        pct(r.theory.model),
+        inside(r.theory.model)
+    );
+    if let (Some(c), Some(e)) = (r.theory.classic, r.theory.exact) {
+        println!("  classic   {}  ({})", pct(c), inside(c));
+        println!("  exact     {}  ({})", pct(e), inside(e));
+    }
+    println!(
+        "  false negatives {}{}",
+        r.false_negatives,
+        if r.false_negatives == 0 {
+            " (as promised)"
+        } else {
+            "  <-- CONTRACT VIOLATED"
+        }
+    );
+    if r.insert_failures > 0 {
+        println!(
+            "  refused inserts {} (filter full)",
+            thousands(r.insert_failures)
+        );
+    }
+    println!(
+        "  time      {:.1} ns/insert, {:.1} ns/query (absent){}",
+        r.ns_per_insert,
+        r.ns_per_query,
+        r.ns_per_query_hit
+            .map(|h| format!(", {h:.1} ns/query (present)"))
+            .unwrap_or_default()
+    );
+    for (k, v) in &r.details {
+        println!("  {k:<9} {v}");
+    }
 }

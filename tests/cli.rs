@@ -1,0 +1,158 @@
+//! The command line as a user meets it: outputs, JSON fields, and refusals of bad input.
+
+use std::process::{Command, Output, Stdio};
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bloomlab"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let o = run(args);
+    assert!(
+        o.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_slice(&o.stdout).expect("valid JSON")
+}
+
+#[test]
+fn no_terminal_prints_the_guide_and_exits_0() {
+    let o = run(&[]);
+    assert!(o.status.success());
+    assert!(stdout(&o).contains("bloomlab calc"), "{}", stdout(&o));
+}
+
+#[test]
+fn calc_reproduces_the_articles_sizing_table() {
+    // (n, p, m bits, k, bytes): the articles' table, in exact bits.
+    let rows = [
+        ("1000000", "0.01", 9_585_058u64, 7u64),
+        ("1000000", "0.1%", 14_377_587, 10),
+        ("10000000", "1%", 95_850_583, 7),
+        ("100000000", "1/100", 958_505_837, 7),
+        ("1000000000", "0.01", 9_585_058_377, 7),
+        ("10000000", "0.001", 143_775_875, 10),
+        ("100000000", "0.001", 1_437_758_756, 10),
+    ];
+    for (n, p, m, k) in rows {
+        let v = json(&["calc", "--n", n, "--p", p, "--json"]);
+        assert_eq!(v["m_bits"], m, "n={n} p={p}");
+        assert_eq!(v["k"], k, "n={n} p={p}");
+        assert_eq!(v["bytes"], m.div_ceil(8));
+        for f in ["n", "p", "bits_per_key", "fpr_classic", "fpr_exact"] {
+            assert!(v.get(f).is_some(), "missing {f}");
+        }
+    }
+    // The articles' "17.2 MB" for 10M at 0.1% is neither unit: 17.97 MB = 17.14 MiB.
+    let text = stdout(&run(&["calc", "--n", "10000000", "--p", "0.001"]));
+    assert!(text.contains("17.972 MB = 17.139 MiB"), "{text}");
+    // ... and "about 171 MB" for 100M at 0.1% is MiB: 179.7 MB = 171.4 MiB.
+    let text = stdout(&run(&["calc", "--n", "100000000", "--p", "0.001"]));
+    assert!(text.contains("179.720 MB = 171.394 MiB"), "{text}");
+}
+
+#[test]
+fn calc_accepts_units_and_solves_other_subsets() {
+    let v = json(&["calc", "--n", "1000000", "--m", "1.2MB", "--json"]);
+    assert_eq!(v["m_bits"], 9_600_000);
+    assert_eq!(v["k"], 7);
+    let v = json(&["calc", "--m", "64KiB", "--p", "1%", "--json"]);
+    assert_eq!(v["m_bits"], 524_288);
+    let n = v["n"].as_u64().unwrap();
+    assert!((54_000..56_000).contains(&n), "{n}");
+}
+
+#[test]
+fn bad_input_is_one_line_naming_the_flag_exit_2() {
+    let cases: [(&[&str], &str); 11] = [
+        (&["calc", "--n", "0", "--p", "0.01"], "--n"),
+        (&["calc", "--n", "10", "--p", "1.5"], "--p"),
+        (&["calc", "--n", "10", "--p", "0"], "--p"),
+        (&["calc", "--n", "10", "--p", "NaN"], "--p"),
+        (&["calc", "--n", "10", "--m", "0"], "--m"),
+        (&["calc", "--n", "10", "--m", "100", "--k", "0"], "--k"),
+        (&["calc", "--n", "10", "--m", "100", "--k", "1000"], "--k"),
+        (&["measure", "--n", "10", "--m", "1000000TiB"], "m"),
+        (
+            &["measure", "--filter", "bogus", "--n", "10", "--p", "0.1"],
+            "--filter",
+        ),
+        (
+            &["measure", "--hash", "bogus", "--n", "10", "--p", "0.1"],
+            "--hash",
+        ),
+        (&["calc", "--n", "10"], "p or m"),
+    ];
+    for (args, needle) in cases {
+        let o = run(args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn measure_json_has_the_documented_fields() {
+    let v = json(&[
+        "measure",
+        "--filter",
+        "standard",
+        "--n",
+        "5000",
+        "--p",
+        "0.01",
+        "--queries",
+        "20000",
+        "--json",
+    ]);
+    for f in [
+        "filter",
+        "hash",
+        "strategy",
+        "keys",
+        "n",
+        "m_bits",
+        "k",
+        "bytes",
+        "bits_per_key",
+        "queries",
+        "false_positives",
+        "fpr",
+        "fpr_ci95",
+        "theory",
+        "false_negatives",
+        "ns_per_insert",
+        "ns_per_query",
+        "seed",
+    ] {
+        assert!(v.get(f).is_some(), "missing {f}");
+    }
+    for t in ["classic", "exact", "model"] {
+        assert!(v["theory"].get(t).is_some(), "missing theory.{t}");
+    }
+    assert_eq!(v["false_negatives"], 0);
+    assert_eq!(v["m_bits"], 47_925);
+    assert_eq!(v["queries"], 20_000);
+}
+
+#[test]
+fn walkthrough_tells_the_story() {
+    let text = stdout(&run(&["walkthrough"]));
+    assert!(text.contains("a collision"), "{text}");
+    assert!(
+        text.contains("\"grape\" was DEFINITELY never inserted"),
+        "{text}"
+    );
+    assert!(text.contains("FALSE POSITIVE"), "{text}");
+}
