@@ -82,7 +82,7 @@ pub fn strategy_ordinal(id: StrategyId) -> Option<i8> {
 /// # Errors
 /// [`Error::Corrupt`], saying what is wrong, when the input is shorter than the header, names a
 /// strategy Guava does not have, has k = 0 (or a k above bloomlab's limit of
-/// [`MAX_K`](crate::theory::MAX_K), which Guava would accept up to 255), a word count that is not
+/// [`MAX_K`], which Guava would accept up to 255), a word count that is not
 /// positive, or a length that disagrees with the word count.
 pub fn load_guava(bytes: &[u8]) -> Result<GuavaBloom> {
     let Some((header, body)) = bytes.split_first_chunk::<HEADER_LEN>() else {
