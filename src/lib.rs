@@ -8,6 +8,7 @@
 //! |---|---|
 //! | [`filter`] | the [`Filter`] trait (and its no-false-negative contract), [`Removable`], [`FilterKind`] |
 //! | [`filters`] | one type per filter: [`StandardBloom`], … |
+//! | [`guava`] | reading and writing Guava's serialized Bloom filters (`BloomFilter.writeTo`) |
 //! | [`hash`] | hash functions ([`hash::ItemHasher`]) and index strategies ([`hash::IndexStrategy`]) |
 //! | [`theory`] | the formulas, each cited: sizing, classic and exact FPR, bounds |
 //! | [`stats`] | binomial confidence intervals, uniformity tests |
@@ -29,6 +30,7 @@ pub mod bits;
 pub mod error;
 pub mod filter;
 pub mod filters;
+pub mod guava;
 pub mod hash;
 pub mod measure;
 pub mod spec;
