@@ -13,7 +13,7 @@ const MAX_KICKS: usize = model::MAX_KICKS as usize;
 /// supports [`Removable::remove`] (Fan, Andersen, Kaminsky & Mitzenmacher 2014, "Cuckoo Filter:
 /// Practically Better Than Bloom", CoNEXT).
 ///
-/// * **Hashing** (partial-key cuckoo hashing, §3.1): one 128-bit hash per item; its low half
+/// * **Hashing** (the paper's partial-key cuckoo hashing): one 128-bit hash per item; its low half
 ///   picks bucket `i1`, its top `f` bits are the fingerprint (0 is reserved for an empty slot and
 ///   mapped to 1, as in the reference implementation, which makes fingerprint 1 twice as likely:
 ///   the per-slot match rate is `(2^f + 2)/4^f` instead of `1/2^f`, +0.8% at f = 8). The other
@@ -30,14 +30,16 @@ const MAX_KICKS: usize = model::MAX_KICKS as usize;
 ///   bit what it was (checked by the tests). So no victim slot is needed, a refused item is simply
 ///   not stored, and later inserts whose buckets have room still succeed.
 /// * **Duplicates**: an item's copies can only live in its two buckets, so the same item can be
-///   inserted at most `2b = 8` times; the 9th insert returns [`Error::Full`] (§3.3 of the paper).
+///   inserted at most `2b = 8` times (`b = 4` in the rare case, probability 1/buckets, that its
+///   two buckets coincide); the 9th insert returns [`Error::Full`] (a limit the paper
+///   states).
 /// * **Remove** deletes one copy of the fingerprint from either bucket, [`Error::NotPresent`]
 ///   if neither holds it. Removing an item that was never inserted but collides with a stored
 ///   fingerprint removes that fingerprint: a false negative for its owner. Only remove what you
 ///   inserted.
 /// * **Memory**: fingerprints are packed, 4·f bits per bucket (f = 12: 48 bits), in 64-bit
 ///   words: `buckets·4·f/8` bytes.
-/// * **Sizing** from (n, p): `f` is the smallest of 8, 12, 16 with `f ≥ log2(2b/p)` (§5.1),
+/// * **Sizing** from (n, p): `f` is the smallest of 8, 12, 16 with `f ≥ log2(2b/p)` (the paper),
 ///   buckets the next power of two ≥ `n/(4·0.95)` ([`model::buckets_for`]). The power-of-two
 ///   rounding can halve the load: 10⁶ items get 2¹⁹ buckets (load 0.48) where 2¹⁸ would be 95.4%
 ///   full.
@@ -379,7 +381,7 @@ impl<H: ItemHasher> Filter for CuckooFilter<H> {
         None
     }
 
-    /// `1 − (1 − 2^−f)^(2b·α)` at the current load α (Fan et al. 2014, §5.1, load-adjusted).
+    /// `1 − (1 − 2^−f)^(2b·α)` at the current load α (Fan et al. 2014's bound, load-adjusted).
     fn expected_fpr(&self) -> f64 {
         model::fpr_at_load(self.fp_bits, B, self.load_factor())
     }

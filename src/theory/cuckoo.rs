@@ -5,7 +5,7 @@
 //! item has two candidate buckets (partial-key cuckoo hashing). A query for an absent item
 //! compares its fingerprint with the fingerprints in its two buckets: at most `2b` of them.
 //!
-//! §5.1 of the paper: each comparison matches with probability `1/2^f`, so
+//! The paper's false-positive analysis: each comparison matches with probability `1/2^f`, so
 //!
 //! ```text
 //! ε ≤ 1 − (1 − 1/2^f)^(2b)  ≈  2b/2^f                    (full table)
@@ -16,7 +16,8 @@
 //! At load α the two buckets hold `2b·α` fingerprints on average, which gives the load-adjusted
 //! rate `1 − (1 − 1/2^f)^(2bα) ≈ 2bα/2^f` the filters use as their model.
 //!
-//! With b = 4 (§5.2: the bucket size that reaches about 95% load with the fewest bits) the
+//! With b = 4 (the paper's choice: the bucket size that reaches about 95% load with the
+//! fewest bits per item at the usual rates) the
 //! bound is `8/2^f`: 3.1% at f = 8, 0.195% at f = 12, 0.0122% at f = 16.
 
 use crate::error::{Error, Param, Result};
@@ -46,7 +47,7 @@ pub fn check_fingerprint_bits(f: u32) -> Result<u32> {
     }
 }
 
-/// The paper's bound for a full table, `1 − (1 − 1/2^f)^(2b)` (§5.1).
+/// The paper's bound for a full table, `1 − (1 − 1/2^f)^(2b)` (Fan et al. 2014).
 ///
 /// ```
 /// let e = bloomlab::theory::cuckoo::fpr_upper_bound(12, 4);
@@ -64,7 +65,7 @@ pub fn fpr_approx(f: u32, b: u32) -> f64 {
 }
 
 /// The load-adjusted rate `1 − (1 − 1/2^f)^(2bα)`: an absent item's two buckets hold `2bα`
-/// fingerprints on average, each matching with probability `1/2^f` (Fan et al. 2014, §5.1, with
+/// fingerprints on average, each matching with probability `1/2^f` (Fan et al. 2014's bound with
 /// the occupancy at load α instead of a full table).
 ///
 /// ```
@@ -78,7 +79,7 @@ pub fn fpr_at_load(f: u32, b: u32, alpha: f64) -> f64 {
     -(slots * (-q).ln_1p()).exp_m1()
 }
 
-/// The real-valued minimum fingerprint width for rate ε: `log2(2b/ε)` (§5.1).
+/// The real-valued minimum fingerprint width for rate ε: `log2(2b/ε)` (Fan et al. 2014).
 #[must_use]
 pub fn min_fingerprint_bits(eps: f64, b: u32) -> f64 {
     (2.0 * f64::from(b) / eps).log2()
@@ -116,7 +117,7 @@ pub fn fingerprint_bits_for(p: f64) -> Result<u32> {
         })
 }
 
-/// Bits per item at rate ε and load α: `(log2(1/ε) + log2(2b))/α` (§5.1); `(log2(1/ε) + 3)/α`
+/// Bits per item at rate ε and load α: `(log2(1/ε) + log2(2b))/α` (Fan et al. 2014); `(log2(1/ε) + 3)/α`
 /// for b = 4.
 ///
 /// ```
@@ -129,7 +130,7 @@ pub fn bits_per_item(eps: f64, b: u32, alpha: f64) -> f64 {
 }
 
 /// Buckets for `n` items: the next power of two ≥ `n/(b·0.95)` (at least 1). A power of two
-/// lets the alternate bucket `i ⊕ hash(fp)` stay inside the table (§3.1).
+/// lets the alternate bucket `i ⊕ hash(fp)` stay inside the table (Fan et al. 2014).
 ///
 /// ```
 /// assert_eq!(bloomlab::theory::cuckoo::buckets_for(10_000).unwrap(), 4_096);

@@ -132,6 +132,12 @@ pub fn compound_fpr(rates: impl IntoIterator<Item = f64>) -> f64 {
 /// rounded; a layer must not, or the compound bound `p` would not hold. Inverting the classic
 /// formula (Broder & Mitzenmacher 2004, eq. (1)) for a fixed k gives `m = −k·n / ln(1 − p^(1/k))`.
 ///
+/// The guarantee is for the classic formula. The exact rate of independent uniform hashing
+/// (Bose et al. 2008, [`super::fpr_exact`]) is higher by O(k/m): at n = 1,000, p = 0.005 (the
+/// first layer of the default filter at n0 = 1,000, p = 1%) it is 0.005004 against 0.004999, so
+/// a compound of full layers can exceed `p` by about 0.1% of `p` — far below what a measurement
+/// can resolve, but not zero.
+///
 /// ```
 /// use bloomlab::theory::{fpr_classic, scalable::layer_sizing};
 /// let s = layer_sizing(1_000, 0.005).unwrap();
