@@ -24,8 +24,8 @@ const MAX_KICKS: usize = model::MAX_KICKS as usize;
 ///   entry of one of them and moves that entry to *its* other bucket, up to 500 times.
 /// * **Full, without losing anything.** The reference implementation keeps the last homeless
 ///   fingerprint in a one-entry *victim* slot, reports success and refuses every later insert;
-///   the popular `cuckoofilter` crate instead drops an evicted fingerprint, silently creating a
-///   false negative. We record the slots of the eviction path and, when 500 kicks do not find a
+///   the popular `cuckoofilter` crate returns `NotEnoughSpace` after dropping the last evicted
+///   fingerprint, a silent false negative (documented in axiomhq/rust-cuckoofilter PR #26). We record the slots of the eviction path and, when 500 kicks do not find a
 ///   free slot, **undo the path**: the insert returns [`Error::Full`] and the table is bit for
 ///   bit what it was (checked by the tests). So no victim slot is needed, a refused item is simply
 ///   not stored, and later inserts whose buckets have room still succeed.
