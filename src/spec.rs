@@ -4,6 +4,7 @@
 use crate::error::{Error, Param, Result};
 use crate::filter::{Filter, FilterKind};
 use crate::filters::StandardBloom;
+use crate::filters::{CuckooFilter, ScalableBloom, ScalableParams};
 use crate::hash::{AnyHasher, AnyStrategy, HashId, StrategyId};
 use crate::theory;
 
@@ -27,7 +28,8 @@ pub struct FilterSpec {
     pub m: Option<u64>,
     /// Hash functions (default: optimal for m and n).
     pub k: Option<u32>,
-    /// Cuckoo fingerprint bits (8, 12 or 16).
+    /// Cuckoo fingerprint bits: 8, 12 or 16, used as given (then `p` does not matter for
+    /// cuckoo); 0 (the default) = the smallest of them with `f ≥ log2(2b/p)`.
     pub fingerprint_bits: u32,
     /// Scalable growth factor s (each layer s times the previous capacity).
     pub growth: f64,
@@ -48,7 +50,7 @@ impl Default for FilterSpec {
             p: Some(0.01),
             m: None,
             k: None,
-            fingerprint_bits: 12,
+            fingerprint_bits: 0,
             growth: 2.0,
             tightening: 0.5,
             nonscaling: false,
@@ -94,6 +96,17 @@ impl FilterSpec {
         Ok(theory::Sizing { m: s.m, k })
     }
 
+    /// Refuse `m` and `k` for filters that derive their own sizes.
+    fn refuse_m_k(&self, why: &str) -> Result<()> {
+        if let Some(m) = self.m {
+            return Err(Error::invalid(Param::M, m, format!("not used by {why}")));
+        }
+        if let Some(k) = self.k {
+            return Err(Error::invalid(Param::K, k, format!("not used by {why}")));
+        }
+        Ok(())
+    }
+
     /// The hasher this spec asks for.
     #[must_use]
     pub fn hasher(&self) -> AnyHasher {
@@ -115,7 +128,48 @@ impl FilterSpec {
                     AnyStrategy(self.strategy),
                 )?))
             }
-            other => Err(Error::unknown("filter", other.name(), &["standard"])),
+            FilterKind::Scalable => {
+                self.refuse_m_k("scalable: layers are sized from n (first layer) and p")?;
+                let p = self.p.ok_or_else(|| {
+                    Error::invalid(Param::P, "none", "give p: the bound scalable layers keep")
+                })?;
+                let params = ScalableParams {
+                    initial_capacity: self.n,
+                    p,
+                    growth: self.growth,
+                    tightening: self.tightening,
+                    nonscaling: self.nonscaling,
+                };
+                Ok(Box::new(ScalableBloom::with_params_and(
+                    params,
+                    self.hasher(),
+                    AnyStrategy(self.strategy),
+                )?))
+            }
+            FilterKind::Cuckoo => {
+                self.refuse_m_k("cuckoo: sized from n and p (or fingerprint-bits)")?;
+                let f = match (self.fingerprint_bits, self.p) {
+                    (0, Some(p)) => theory::cuckoo::fingerprint_bits_for(p)?,
+                    (0, None) => {
+                        return Err(Error::invalid(
+                            Param::P,
+                            "none",
+                            "give p or fingerprint-bits (8, 12 or 16)",
+                        ));
+                    }
+                    (f, _) => theory::cuckoo::check_fingerprint_bits(f)?,
+                };
+                Ok(Box::new(CuckooFilter::with_capacity_and(
+                    self.n,
+                    f,
+                    self.hasher(),
+                )?))
+            }
+            other => Err(Error::unknown(
+                "filter",
+                other.name(),
+                &["standard", "scalable", "cuckoo"],
+            )),
         }
     }
 }

@@ -216,6 +216,8 @@ pub fn capacity_for(m: u64, k: u32, p: f64) -> u64 {
 
 mod exact;
 pub use exact::{fpr_exact, fpr_exact_with_bound};
+pub mod cuckoo;
+pub mod scalable;
 
 #[cfg(test)]
 mod tests {
