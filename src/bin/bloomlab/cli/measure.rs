@@ -33,8 +33,8 @@ fn parse_queries(s: &str) -> std::result::Result<u64, String> {
 }
 fn parse_fp_bits(s: &str) -> std::result::Result<u32, String> {
     match s.parse::<u32>() {
-        Ok(f @ (8 | 12 | 16)) => Ok(f),
-        _ => Err("fingerprint-bits must be 8, 12 or 16".into()),
+        Ok(f @ (0 | 8 | 12 | 16)) => Ok(f),
+        _ => Err("fingerprint-bits must be 8, 12 or 16 (or 0: chosen from p)".into()),
     }
 }
 fn parse_growth(s: &str) -> std::result::Result<f64, String> {
@@ -90,8 +90,8 @@ pub struct Args {
     /// Master seed for keys and hash seeds.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Cuckoo fingerprint bits: 8, 12 or 16.
-    #[arg(long, value_parser = parse_fp_bits, default_value = "12")]
+    /// Cuckoo fingerprint bits: 8, 12 or 16 (0: the smallest that meets p).
+    #[arg(long, value_parser = parse_fp_bits, default_value = "0")]
     pub fingerprint_bits: u32,
     /// Scalable growth factor (> 1).
     #[arg(long, value_parser = parse_growth, default_value = "2")]
