@@ -9,7 +9,9 @@ use super::state::{State, Tab};
 /// The message for a terminal event, if it means anything in the current state.
 pub fn to_msg(ev: &Event, state: &State) -> Option<Msg> {
     match ev {
-        Event::Key(k) if k.kind != KeyEventKind::Release => key_to_msg(*k, state.tab, state.typing()),
+        Event::Key(k) if k.kind != KeyEventKind::Release => {
+            key_to_msg(*k, state.tab, state.typing())
+        }
         _ => None,
     }
 }
@@ -80,9 +82,15 @@ mod tests {
     #[test]
     fn global_keys() {
         for tab in Tab::ALL {
-            assert_eq!(key_to_msg(key(KeyCode::Char('q')), tab, false), Some(Msg::Quit));
+            assert_eq!(
+                key_to_msg(key(KeyCode::Char('q')), tab, false),
+                Some(Msg::Quit)
+            );
             assert_eq!(key_to_msg(key(KeyCode::Esc), tab, false), Some(Msg::Quit));
-            assert_eq!(key_to_msg(key(KeyCode::Tab), tab, false), Some(Msg::NextTab));
+            assert_eq!(
+                key_to_msg(key(KeyCode::Tab), tab, false),
+                Some(Msg::NextTab)
+            );
             assert_eq!(
                 key_to_msg(key(KeyCode::Char('3')), tab, false),
                 Some(Msg::Goto(Tab::Hashes))
@@ -128,7 +136,10 @@ mod tests {
             key_to_msg(key(KeyCode::Char('c')), Tab::Walkthrough, false),
             Some(Msg::WalkQuery)
         );
-        assert_eq!(key_to_msg(key(KeyCode::Char('c')), Tab::Explore, false), None);
+        assert_eq!(
+            key_to_msg(key(KeyCode::Char('c')), Tab::Explore, false),
+            None
+        );
         assert_eq!(
             key_to_msg(key(KeyCode::Char('k')), Tab::Hashes, false),
             Some(Msg::NextKeys(true))

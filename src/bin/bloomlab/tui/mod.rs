@@ -53,9 +53,7 @@ fn run_app(terminal: &mut DefaultTerminal) -> bloomlab::Result<()> {
     let mut last_draw = Instant::now();
     while !s.quit {
         if dirty || last_draw.elapsed() >= REFRESH {
-            terminal
-                .draw(|f| view::draw(f, &s))
-                .map_err(io_err)?;
+            terminal.draw(|f| view::draw(f, &s)).map_err(io_err)?;
             last_draw = Instant::now();
             dirty = false;
         }
@@ -76,7 +74,7 @@ fn run_app(terminal: &mut DefaultTerminal) -> bloomlab::Result<()> {
             }
         }
         while let Ok(ev) = rx.try_recv() {
-            rt.exec(update::update(&mut s, Msg::Worker(ev)));
+            rt.exec(update::update(&mut s, Msg::worker(ev)));
             dirty = true;
         }
     }

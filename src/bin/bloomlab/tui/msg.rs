@@ -1,9 +1,9 @@
 //! Messages (what happened), commands (what the runtime must do) and the jobs the worker runs.
 
+use bloomlab::hash::{HashId, StrategyId};
 use bloomlab::measure::Measurement;
 use bloomlab::workload::KeyKind;
 use bloomlab::{FilterKind, FilterSpec};
-use bloomlab::hash::{HashId, StrategyId};
 use std::time::Duration;
 
 use super::state::Tab;
@@ -65,8 +65,15 @@ pub enum Msg {
     WalkClear,
     /// Walkthrough `p`: reload apple and banana.
     WalkPreload,
-    /// A report from a background job.
-    Worker(WorkerEvent),
+    /// A report from a background job (boxed: reports are much larger than keys).
+    Worker(Box<WorkerEvent>),
+}
+
+impl Msg {
+    /// Wrap a worker report.
+    pub fn worker(ev: WorkerEvent) -> Self {
+        Msg::Worker(Box::new(ev))
+    }
 }
 
 /// Which background job a report belongs to.
@@ -85,8 +92,8 @@ pub enum Slot {
 pub struct FillMap {
     /// Bits in the array.
     pub m: u64,
-    /// Fraction of set bits in each region (regions split the array into equal parts).
-    pub regions: Vec<f32>,
+    /// (bits set, bits) of each region; regions split the array into near-equal parts.
+    pub regions: Vec<(u64, u64)>,
     /// Bits set in total.
     pub ones: u64,
 }

@@ -20,6 +20,8 @@ pub const WALK_SEED: u64 = 726;
 pub const WALK_M: u64 = 16;
 /// Hash functions of the walkthrough filter.
 pub const WALK_K: u32 = 3;
+/// Walkthrough actions kept for display.
+pub const WALK_LOG: usize = 12;
 /// Largest 4-bit counter value.
 pub const COUNTER_MAX: u8 = 15;
 
@@ -367,11 +369,7 @@ impl ExploreRun {
         }
         let (lo, hi) =
             bloomlab::stats::wilson(self.false_positives, self.queries, bloomlab::stats::Z95);
-        Some((
-            self.false_positives as f64 / self.queries as f64,
-            lo,
-            hi,
-        ))
+        Some((self.false_positives as f64 / self.queries as f64, lo, hi))
     }
 }
 
@@ -573,8 +571,8 @@ pub struct Walk {
     pub editing: bool,
     /// Counting mode (remove allowed).
     pub counting: bool,
-    /// Last action: the word and what happened.
-    pub last: Option<(String, WalkOutcome)>,
+    /// Actions so far (word, what happened), oldest first, at most [`WALK_LOG`].
+    pub log: Vec<(String, WalkOutcome)>,
 }
 
 impl PartialEq for Walk {
@@ -584,7 +582,7 @@ impl PartialEq for Walk {
             && self.input == o.input
             && self.editing == o.editing
             && self.counting == o.counting
-            && self.last == o.last
+            && self.log == o.log
     }
 }
 
@@ -605,8 +603,22 @@ impl Walk {
             input: String::new(),
             editing: false,
             counting: false,
-            last: None,
+            log: Vec::new(),
         }
+    }
+
+    /// The last action and its outcome.
+    #[cfg(test)]
+    pub fn last(&self) -> Option<&(String, WalkOutcome)> {
+        self.log.last()
+    }
+
+    /// Record an action.
+    pub fn record(&mut self, word: String, out: WalkOutcome) {
+        if self.log.len() >= WALK_LOG {
+            self.log.remove(0);
+        }
+        self.log.push((word, out));
     }
 
     /// The k positions of `word`.
@@ -666,7 +678,11 @@ impl Walk {
     /// Query `word`.
     pub fn query(&self, word: &str) -> WalkOutcome {
         let positions = self.positions(word);
-        let zeros: Vec<u64> = positions.iter().copied().filter(|&p| !self.bit(p)).collect();
+        let zeros: Vec<u64> = positions
+            .iter()
+            .copied()
+            .filter(|&p| !self.bit(p))
+            .collect();
         if !zeros.is_empty() {
             return WalkOutcome::Absent { positions, zeros };
         }
@@ -745,7 +761,7 @@ impl Walk {
     pub fn clear(&mut self) {
         self.counters = [0; WALK_M as usize];
         self.words.clear();
-        self.last = None;
+        self.log.clear();
     }
 
     /// Empty the filter and insert apple and banana, as the articles do.

@@ -10,9 +10,9 @@ use bloomlab::{FilterKind, FilterSpec, theory};
 use super::fmt;
 use super::msg::{Cmd, CompareJob, ExploreJob, HashesJob, Msg, Slot, WorkerEvent};
 use super::state::{
-    ChartView, CompareKey, Design, ExploreRun, FILL_REGIONS, Field, HashMetric, Hashes,
-    HashesKey, Level, MAX_M, MAX_MEASURE_BITS, MAX_MEASURE_SECS, MAX_N, MIN_P, MIN_QUERIES,
-    RowState, RunStatus, State, Tab,
+    ChartView, CompareKey, Design, ExploreRun, FILL_REGIONS, Field, HashMetric, Hashes, HashesKey,
+    Level, MAX_M, MAX_MEASURE_BITS, MAX_MEASURE_SECS, MAX_N, MIN_P, MIN_QUERIES, RowState,
+    RunStatus, State, Tab,
 };
 
 /// Longest time the Explore measurement keeps querying.
@@ -36,7 +36,7 @@ pub fn init(s: &mut State) -> Vec<Cmd> {
 /// Apply `msg` to the state; return what the runtime must do.
 pub fn update(s: &mut State, msg: Msg) -> Vec<Cmd> {
     if let Msg::Worker(ev) = msg {
-        return worker_event(s, ev);
+        return worker_event(s, *ev);
     }
     s.status = None;
     match msg {
@@ -279,7 +279,9 @@ fn ensure_compare(s: &mut State) -> Vec<Cmd> {
     }
     let queries = queries_for(key.p, 0.05, MIN_QUERIES, 2_000_000);
     // Counting filters hold 4 bits per cell: check the largest of them.
-    let bits = theory::optimal_bits(key.n, key.p).unwrap_or(u64::MAX).saturating_mul(4);
+    let bits = theory::optimal_bits(key.n, key.p)
+        .unwrap_or(u64::MAX)
+        .saturating_mul(4);
     let inserts = key.n.saturating_mul(2).saturating_mul(rows.len() as u64);
     if let Some(why) = refusal(s, bits, inserts, queries * rows.len() as u64, "compare") {
         s.compare.status = RunStatus::Refused(why.clone());
@@ -438,12 +440,12 @@ fn worker_event(s: &mut State, ev: WorkerEvent) -> Vec<Cmd> {
             };
             match slot {
                 Slot::Explore if job == s.explore.run.job => {
-                    if let RunStatus::Stopped(why) = &status {
-                        if s.explore.run.queries == 0 {
-                            s.explore.run.status = RunStatus::Failed(why.clone());
-                            info(s, Level::Error, format!("explore: {why}"));
-                            return Vec::new();
-                        }
+                    if let RunStatus::Stopped(why) = &status
+                        && s.explore.run.queries == 0
+                    {
+                        s.explore.run.status = RunStatus::Failed(why.clone());
+                        info(s, Level::Error, format!("explore: {why}"));
+                        return Vec::new();
                     }
                     s.explore.run.status = status;
                     s.explore.run.progress = 1.0;
@@ -687,10 +689,7 @@ fn submit(s: &mut State) -> Vec<Cmd> {
             }
         }),
         Field::K => fmt::parse_count(&text).and_then(|v| {
-            match u32::try_from(v)
-                .ok()
-                .and_then(|v| theory::check_k(v).ok())
-            {
+            match u32::try_from(v).ok().and_then(|v| theory::check_k(v).ok()) {
                 Some(k) => {
                     s.explore.params.k_pin = Some(k);
                     Ok(())
@@ -806,10 +805,8 @@ fn walk_msg(s: &mut State, msg: Msg) -> Vec<Cmd> {
             w.editing = true;
             w.input.clear();
         }
-        Msg::Input(c) => {
-            if w.input.chars().count() < 24 && !c.is_control() {
-                w.input.push(c);
-            }
+        Msg::Input(c) if w.input.chars().count() < 24 && !c.is_control() => {
+            w.input.push(c);
         }
         Msg::Backspace => {
             w.input.pop();
@@ -826,7 +823,7 @@ fn walk_msg(s: &mut State, msg: Msg) -> Vec<Cmd> {
                 Msg::WalkQuery => w.query(&word),
                 _ => w.remove(&word),
             };
-            w.last = Some((word, out));
+            w.record(word, out);
         }
         Msg::WalkToggleCounting => {
             w.counting = !w.counting;
@@ -878,7 +875,11 @@ mod tests {
         assert_eq!(s.explore.run.status, RunStatus::Running);
         assert_eq!(s.explore.run.job, job.job);
         // (1.96/0.02)^2 · 0.99/0.01004 ≈ 947k queries for a 2% interval.
-        assert!((900_000..1_000_000).contains(&job.target_queries), "{}", job.target_queries);
+        assert!(
+            (900_000..1_000_000).contains(&job.target_queries),
+            "{}",
+            job.target_queries
+        );
         // m = 9.6M: the exact rate takes the cheap moment form and is computed inline.
         assert!(s.explore.exact.is_some());
     }
@@ -970,7 +971,7 @@ mod tests {
         typed(&mut s, Field::N, "5000");
         update(
             &mut s,
-            Msg::Worker(WorkerEvent::ExplorePartial {
+            Msg::worker(WorkerEvent::ExplorePartial {
                 job: old,
                 queries: 1000,
                 false_positives: 10,
@@ -981,13 +982,13 @@ mod tests {
         let cur = s.explore.run.job;
         update(
             &mut s,
-            Msg::Worker(WorkerEvent::ExploreBuilt {
+            Msg::worker(WorkerEvent::ExploreBuilt {
                 job: cur,
                 bits: 47_925,
                 bytes: 5_992,
                 fill: Some(FillMap {
                     m: 47_925,
-                    regions: vec![0.5; 8],
+                    regions: vec![(2_995, 5_990); 8],
                     ones: 23_962,
                 }),
                 ns_insert: 40.0,
@@ -997,7 +998,7 @@ mod tests {
         );
         update(
             &mut s,
-            Msg::Worker(WorkerEvent::ExplorePartial {
+            Msg::worker(WorkerEvent::ExplorePartial {
                 job: cur,
                 queries: 1000,
                 false_positives: 10,
@@ -1010,7 +1011,7 @@ mod tests {
         assert!((fpr - 0.01).abs() < 1e-12 && lo < 0.01 && hi > 0.01);
         update(
             &mut s,
-            Msg::Worker(WorkerEvent::Finished {
+            Msg::worker(WorkerEvent::Finished {
                 slot: Slot::Explore,
                 job: cur,
                 stopped: None,
@@ -1032,10 +1033,14 @@ mod tests {
         };
         assert_eq!((*m, *n, *k), (65_536, 6_000, 8));
         let d = s.explore.params.design().unwrap();
-        assert_eq!(s.explore.exact_for(&d), None, "not known yet: the view says computing");
+        assert_eq!(
+            s.explore.exact_for(&d),
+            None,
+            "not known yet: the view says computing"
+        );
         update(
             &mut s,
-            Msg::Worker(WorkerEvent::Exact {
+            Msg::worker(WorkerEvent::Exact {
                 m: 65_536,
                 n: 6_000,
                 k: 8,
@@ -1074,7 +1079,7 @@ mod tests {
         // A row reported by the cancelled job is ignored.
         update(
             &mut s,
-            Msg::Worker(WorkerEvent::CompareRow {
+            Msg::worker(WorkerEvent::CompareRow {
                 job: job.job,
                 idx: 0,
                 outcome: RowOutcome::NotAvailable("x".into()),
@@ -1097,7 +1102,7 @@ mod tests {
             .unwrap();
         update(
             &mut s,
-            Msg::Worker(WorkerEvent::CompareRow {
+            Msg::worker(WorkerEvent::CompareRow {
                 job,
                 idx: 1,
                 outcome: RowOutcome::NotAvailable("unknown filter".into()),
@@ -1132,13 +1137,16 @@ mod tests {
         assert_eq!(job.keys, KeyKind::Seq);
         update(
             &mut s,
-            Msg::Worker(WorkerEvent::HashRow {
+            Msg::worker(WorkerEvent::HashRow {
                 job: job.job,
                 idx: 3,
                 outcome: RowOutcome::Failed("x".into()),
             }),
         );
-        assert!(matches!(s.hashes.cells[3], RowState::Out(RowOutcome::Failed(_))));
+        assert!(matches!(
+            s.hashes.cells[3],
+            RowState::Out(RowOutcome::Failed(_))
+        ));
         // Changing the key kind starts over.
         let cmds = update(&mut s, Msg::NextKeys(true));
         assert_eq!(s.hashes.keys, KeyKind::String);
@@ -1156,10 +1164,16 @@ mod tests {
         update(&mut s, Msg::Goto(Tab::Walkthrough));
         // Preloaded with apple and banana; the box holds "cherry".
         update(&mut s, Msg::WalkQuery);
-        let Some((w, WalkOutcome::MaybePresent { false_positive, setters, .. })) =
-            s.walk.last.clone()
+        let Some((
+            w,
+            WalkOutcome::MaybePresent {
+                false_positive,
+                setters,
+                ..
+            },
+        )) = s.walk.last().cloned()
         else {
-            panic!("{:?}", s.walk.last)
+            panic!("{:?}", s.walk.last())
         };
         assert_eq!(w, "cherry");
         assert!(false_positive);
@@ -1172,17 +1186,30 @@ mod tests {
         }
         update(&mut s, Msg::Submit);
         update(&mut s, Msg::WalkQuery);
-        assert!(matches!(s.walk.last, Some((_, WalkOutcome::Absent { .. }))));
+        assert!(matches!(
+            s.walk.last(),
+            Some((_, WalkOutcome::Absent { .. }))
+        ));
         // Remove refused in bit mode.
         update(&mut s, Msg::WalkRemove);
-        assert!(matches!(s.walk.last, Some((_, WalkOutcome::RemoveRefused(_)))));
+        assert!(matches!(
+            s.walk.last(),
+            Some((_, WalkOutcome::RemoveRefused(_)))
+        ));
         // Counting mode: removing the false positive cherry creates false negatives.
         update(&mut s, Msg::WalkToggleCounting);
         s.walk.input = "cherry".into();
         update(&mut s, Msg::WalkRemove);
-        let Some((_, WalkOutcome::Removed { was_inserted, now_missing, .. })) = s.walk.last.clone()
+        let Some((
+            _,
+            WalkOutcome::Removed {
+                was_inserted,
+                now_missing,
+                ..
+            },
+        )) = s.walk.last().cloned()
         else {
-            panic!("{:?}", s.walk.last)
+            panic!("{:?}", s.walk.last())
         };
         assert!(!was_inserted);
         assert_eq!(now_missing, vec!["apple".to_string(), "banana".to_string()]);
@@ -1197,6 +1224,28 @@ mod tests {
             assert_eq!(s.walk.counters[p as usize], expect, "bit {p}");
         }
         assert!(s.walk.contains("banana"));
+    }
+
+    #[test]
+    fn a_job_that_stops_before_any_query_is_a_failure() {
+        let mut s = State::new();
+        init(&mut s);
+        let job = s.explore.run.job;
+        update(
+            &mut s,
+            Msg::worker(WorkerEvent::Finished {
+                slot: Slot::Explore,
+                job,
+                stopped: Some("not available in this build".into()),
+            }),
+        );
+        assert_eq!(
+            s.explore.run.status,
+            RunStatus::Failed("not available in this build".into())
+        );
+        let (lvl, text) = s.status.clone().unwrap();
+        assert_eq!(lvl, Level::Error);
+        assert!(text.contains("not available"), "{text}");
     }
 
     #[test]

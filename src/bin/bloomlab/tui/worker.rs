@@ -100,6 +100,9 @@ impl Runtime {
             let stopped = match f(&cancel, &tx) {
                 Ok(why) => why,
                 Err(Error::Cancelled) => return,
+                Err(e @ Error::UnknownName { .. }) => {
+                    Some(format!("not available in this build ({e})"))
+                }
                 Err(e) => Some(e.to_string()),
             };
             let _ = tx.send(WorkerEvent::Finished { slot, job, stopped });
@@ -227,13 +230,13 @@ pub fn fill_map(bits: &BitVec, regions: usize) -> FillMap {
                 .map(|x| u64::from(x.count_ones()))
                 .sum();
             let span = (b * 64).min(m) - a * 64;
-            out.push(ones as f32 / span.max(1) as f32);
+            out.push((ones, span));
         }
     } else {
         for i in 0..r {
             let (a, b) = (i * m / r, (i + 1) * m / r);
-            let ones = (a..b).filter(|&j| bits.get(j)).count();
-            out.push(ones as f32 / (b - a).max(1) as f32);
+            let ones = (a..b).filter(|&j| bits.get(j)).count() as u64;
+            out.push((ones, b - a));
         }
     }
     FillMap {
@@ -515,7 +518,7 @@ mod tests {
             b.set(i);
         }
         let f = fill_map(&b, 4);
-        assert_eq!(f.regions, vec![1.0, 0.0, 0.25, 0.0]);
+        assert_eq!(f.regions, vec![(4, 4), (0, 4), (1, 4), (0, 4)]);
         assert_eq!(f.ones, 5);
         let mut b = BitVec::new(64 * 8 + 10).unwrap();
         for i in 0..64 {
@@ -523,8 +526,8 @@ mod tests {
         }
         let f = fill_map(&b, 4);
         // 9 words in 4 regions of 2, 2, 2, 3 words (the last word holds only 10 bits).
-        assert_eq!(f.regions[0], 0.5);
-        assert_eq!(f.regions[1..], [0.0, 0.0, 0.0]);
+        assert_eq!(f.regions[0], (64, 128));
+        assert_eq!(f.regions[1..], [(0, 128), (0, 128), (0, 138)]);
     }
 
     fn collect(rx: &Receiver<WorkerEvent>, until: Duration) -> Vec<WorkerEvent> {
@@ -571,7 +574,10 @@ mod tests {
         assert_eq!(fill.regions.len(), 64);
         // 2,000 keys × 7 bits into 19,171: expected fill 1 − e^(−kn/m) ≈ 0.518.
         let frac = fill.ones as f64 / 19_171.0;
-        assert!((frac - theory::expected_fill(19_171, 2_000, 7)).abs() < 0.02, "{frac}");
+        assert!(
+            (frac - theory::expected_fill(19_171, 2_000, 7)).abs() < 0.02,
+            "{frac}"
+        );
         let last = evs
             .iter()
             .filter_map(|e| match e {
@@ -582,7 +588,7 @@ mod tests {
                 } => Some((*queries, *false_positives)),
                 _ => None,
             })
-            .last()
+            .next_back()
             .expect("partials");
         assert_eq!(last.0, 50_000);
         assert!(matches!(
@@ -597,6 +603,43 @@ mod tests {
         let (lo, hi) = stats::wilson(last.1, last.0, 3.5);
         let exact = theory::fpr_exact(19_171, 2_000, 7);
         assert!(lo <= exact && exact <= hi, "{lo} {exact} {hi}");
+    }
+
+    #[test]
+    fn explore_of_a_kind_not_built_says_so() {
+        let (tx, rx) = channel();
+        let mut rt = Runtime::new(tx);
+        let spec = FilterSpec {
+            kind: FilterKind::Cuckoo,
+            n: 1_000,
+            m: Some(9_585),
+            k: Some(7),
+            ..FilterSpec::default()
+        };
+        rt.exec(vec![Cmd::StartExplore(ExploreJob {
+            job: 9,
+            spec,
+            keys: KeyKind::U64,
+            key_seed: 1,
+            target_queries: 10_000,
+            time_budget: Duration::from_secs(30),
+            regions: 64,
+        })]);
+        let evs = collect(&rx, Duration::from_secs(60));
+        match evs.last() {
+            // Not merged yet: a clear message, no measurement.
+            Some(WorkerEvent::Finished {
+                stopped: Some(why), ..
+            }) => assert!(why.starts_with("not available in this build"), "{why}"),
+            // Merged: it measures like any other kind, without a fill picture.
+            Some(WorkerEvent::Finished { stopped: None, .. }) => {
+                assert!(
+                    evs.iter()
+                        .any(|e| matches!(e, WorkerEvent::ExploreBuilt { fill: None, .. }))
+                );
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
@@ -618,7 +661,8 @@ mod tests {
         rt.exec(vec![Cmd::Cancel(Slot::Explore)]);
         let evs = collect(&rx, Duration::from_millis(400));
         assert!(
-            !evs.iter().any(|e| matches!(e, WorkerEvent::Finished { .. })),
+            !evs.iter()
+                .any(|e| matches!(e, WorkerEvent::Finished { .. })),
             "{evs:?}"
         );
     }

@@ -32,7 +32,10 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
     .areas(area);
     f.render_widget(
         Paragraph::new(Line::from(vec![
-            Span::styled(format!(" n = {} · p = {}", fmt::int(n), fmt::prob(pp)), bold()),
+            Span::styled(
+                format!(" n = {} · p = {}", fmt::int(n), fmt::prob(pp)),
+                bold(),
+            ),
             Span::raw(format!(
                 " · {} · {} · {} keys · seed {}",
                 p.hash, p.strategy, p.keys, c.seed
@@ -166,11 +169,16 @@ fn draw_bars(f: &mut Frame<'_>, s: &State, n: u64, area: Rect) {
             .text_value(format!("{} (estimate)", fmt::bytes(hs as f64)))
             .style(Style::default().fg(ACCENT)),
     );
+    // Thicker bars when there is room.
+    let rows = area.height.saturating_sub(2);
+    let width = (rows / bars.len().max(1) as u16)
+        .saturating_sub(1)
+        .clamp(1, 3);
     let chart = BarChart::default()
         .block(Block::bordered().title(" Memory (bytes; HashSet<u64> estimated from its layout) "))
         .direction(Direction::Horizontal)
-        .bar_width(1)
-        .bar_gap(0)
+        .bar_width(width)
+        .bar_gap(u16::from(width > 1))
         .value_style(bold())
         .data(BarGroup::default().bars(&bars));
     f.render_widget(chart, area);
@@ -215,7 +223,7 @@ mod tests {
         let fpr = m.fpr;
         update(
             &mut s,
-            Msg::Worker(WorkerEvent::CompareRow {
+            Msg::worker(WorkerEvent::CompareRow {
                 job: job.job,
                 idx: 0,
                 outcome: RowOutcome::Done(CompareResult {
@@ -227,7 +235,7 @@ mod tests {
         for i in 1..FilterKind::ALL.len() {
             update(
                 &mut s,
-                Msg::Worker(WorkerEvent::CompareRow {
+                Msg::worker(WorkerEvent::CompareRow {
                     job: job.job,
                     idx: i,
                     outcome: RowOutcome::NotAvailable("unknown filter".into()),

@@ -42,15 +42,13 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
     ])
     .areas(right);
     if tall {
-        let [a, b] =
-            Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)])
-                .areas(charts);
+        let [a, b] = Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)])
+            .areas(charts);
         chart_k(f, e, &d, a);
         chart_n(f, e, &d, b);
     } else if right.width >= 100 {
-        let [a, b] =
-            Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
-                .areas(charts);
+        let [a, b] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+            .areas(charts);
         chart_k(f, e, &d, a);
         chart_n(f, e, &d, b);
     } else {
@@ -69,13 +67,20 @@ fn field_value(e: &Explore, d: Option<&Design>, field: Field) -> (String, &'stat
         Field::N => (fmt::int(p.n), ""),
         Field::P => (
             fmt::prob(p.p),
-            if p.m_pin.is_some() { "unused: m set" } else { "" },
+            if p.m_pin.is_some() {
+                "unused: m set"
+            } else {
+                ""
+            },
         ),
         Field::M => (
             d.map_or("-".into(), |d| fmt::int(d.m)),
             if p.m_pin.is_some() { "pinned" } else { "auto" },
         ),
-        Field::BitsPerKey => (d.map_or("-".into(), |d| format!("{:.3}", d.m as f64 / d.n as f64)), ""),
+        Field::BitsPerKey => (
+            d.map_or("-".into(), |d| format!("{:.3}", d.m as f64 / d.n as f64)),
+            "",
+        ),
         Field::K => (
             d.map_or("-".into(), |d| d.k.to_string()),
             if p.k_pin.is_some() { "pinned" } else { "auto" },
@@ -101,13 +106,13 @@ fn draw_controls(f: &mut Frame<'_>, e: &Explore, d: Option<&Design>, area: Rect)
             let label = format!("{marker}{:<11}", field.label());
             let mut spans = vec![
                 Span::styled(label, if sel { bold() } else { Style::default() }),
-                Span::styled(
-                    format!(" {value} "),
-                    if sel { selected() } else { bold() },
-                ),
+                Span::styled(format!(" {value} "), if sel { selected() } else { bold() }),
             ];
             if !note.is_empty() {
-                spans.push(Span::styled(format!(" {note}"), Style::default().fg(ACCENT)));
+                spans.push(Span::styled(
+                    format!(" {note}"),
+                    Style::default().fg(ACCENT),
+                ));
             }
             Line::from(spans)
         })
@@ -270,7 +275,11 @@ fn y_bounds(values: &[f64], max_span: f64) -> (f64, f64) {
     (lo, hi)
 }
 
-fn measured_marks(e: &Explore, x: f64, floor: f64) -> (Vec<(f64, f64)>, Vec<(f64, f64)>) {
+/// Chart points.
+type Points = Vec<(f64, f64)>;
+
+/// The measured point and its 95% interval as a vertical segment, at `x` (log10 units).
+fn measured_marks(e: &Explore, x: f64, floor: f64) -> (Points, Points) {
     match e.run.fpr() {
         Some((fpr, lo, hi)) => (
             vec![(x, log10c(fpr, floor))],
@@ -294,11 +303,7 @@ fn title<'a>(name: &'a str, items: Vec<(String, Style)>) -> Line<'a> {
     Line::from(spans)
 }
 
-fn measured_sets<'a>(
-    mpt: &'a [(f64, f64)],
-    ci: &'a [(f64, f64)],
-    sets: &mut Vec<Dataset<'a>>,
-) {
+fn measured_sets<'a>(mpt: &'a [(f64, f64)], ci: &'a [(f64, f64)], sets: &mut Vec<Dataset<'a>>) {
     if mpt.is_empty() {
         return;
     }
@@ -409,7 +414,10 @@ fn chart_n(f: &mut Frame<'_>, e: &Explore, d: &Design, area: Rect) {
         .map(|(x, p)| (x, p.log10()))
         .collect();
     let point = vline(x0, ylo, log10c(design, ylo));
-    let target = [(xlo, log10c(e.params.p, ylo)), (xhi, log10c(e.params.p, ylo))];
+    let target = [
+        (xlo, log10c(e.params.p, ylo)),
+        (xhi, log10c(e.params.p, ylo)),
+    ];
     let (mpt, ci) = measured_marks(e, x0, ylo);
     let mut sets = vec![
         Dataset::default()
@@ -432,23 +440,21 @@ fn chart_n(f: &mut Frame<'_>, e: &Explore, d: &Design, area: Rect) {
     let mut items = vec![
         ("─ classic".to_string(), Style::default().fg(ACCENT)),
         (format!("│ n={}", fmt::si(d.n as f64)), bold().fg(MARK)),
-        (format!("─ p={}", fmt::prob(e.params.p)), Style::default().fg(MARK)),
+        (
+            format!("─ p={}", fmt::prob(e.params.p)),
+            Style::default().fg(MARK),
+        ),
     ];
     if !mpt.is_empty() {
         items.push(("┃ measured".to_string(), bold().fg(MEASURED)));
     }
     let chart = Chart::new(sets)
         .block(Block::bordered().title(title("FPR vs n", items)))
-        .x_axis(
-            Axis::default()
-                .title("n")
-                .bounds([xlo, xhi])
-                .labels([
-                    fmt::si(10f64.powf(xlo)),
-                    fmt::si(10f64.powf((xlo + xhi) / 2.0)),
-                    fmt::si(10f64.powf(xhi)),
-                ]),
-        )
+        .x_axis(Axis::default().title("n").bounds([xlo, xhi]).labels([
+            fmt::si(10f64.powf(xlo)),
+            fmt::si(10f64.powf((xlo + xhi) / 2.0)),
+            fmt::si(10f64.powf(xhi)),
+        ]))
         .y_axis(
             Axis::default()
                 .bounds([ylo, yhi])
@@ -467,8 +473,7 @@ fn draw_picture(f: &mut Frame<'_>, e: &Explore, d: &Design, area: Rect) {
     if inner.height == 0 || inner.width == 0 {
         return;
     }
-    let [text, grid] =
-        Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(inner);
+    let [text, grid] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(inner);
     let Some(fill) = &e.run.fill else {
         let msg = if e.params.kind == FilterKind::Standard {
             format!("expected fill {:.4} · building…", d.fill)
@@ -492,24 +497,22 @@ fn draw_picture(f: &mut Frame<'_>, e: &Explore, d: &Design, area: Rect) {
     } else {
         cells_avail.min(fill.regions.len())
     };
-    // Bits per cell, for a ±4σ band of the fill around its expectation.
-    let bits_per_cell = fill.m as f64 / cells.max(1) as f64;
-    let sigma = (expected * (1.0 - expected) / bits_per_cell).sqrt();
+    // Each cell: fraction of its bits set, and whether it lies beyond ±4σ of the expected fill
+    // (binomial σ for the cell's own bit count; the true occupancy variance is a little smaller).
     let mut values = Vec::with_capacity(cells);
+    let mut outliers = 0;
     for c in 0..cells {
         let a = c * fill.regions.len() / cells.max(1);
         let b = ((c + 1) * fill.regions.len() / cells.max(1)).max(a + 1);
-        let v: f32 = fill.regions[a..b].iter().sum::<f32>() / (b - a) as f32;
-        values.push(f64::from(v));
-    }
-    let outliers = if per_bit {
-        0
-    } else {
-        values
+        let (ones, bits) = fill.regions[a..b]
             .iter()
-            .filter(|v| (*v - expected).abs() > 4.0 * sigma)
-            .count()
-    };
+            .fold((0u64, 0u64), |(o, n), r| (o + r.0, n + r.1));
+        let v = ones as f64 / bits.max(1) as f64;
+        let sigma = (expected * (1.0 - expected) / bits.max(1) as f64).sqrt();
+        let out = !per_bit && (v - expected).abs() > 4.0 * sigma;
+        outliers += usize::from(out);
+        values.push((v, out));
+    }
     let summary = if per_bit {
         format!(
             "{} of {} bits set · 1−e^(−kn/m) = {expected:.4}",
@@ -535,7 +538,9 @@ fn draw_picture(f: &mut Frame<'_>, e: &Explore, d: &Design, area: Rect) {
         let mut spans = Vec::new();
         for c in 0..cols {
             let i = r * cols + c;
-            let Some(&v) = values.get(i) else { break };
+            let Some(&(v, out)) = values.get(i) else {
+                break;
+            };
             let (sym, style) = if per_bit {
                 if v > 0.5 {
                     ("█", Style::default().fg(ACCENT))
@@ -544,7 +549,6 @@ fn draw_picture(f: &mut Frame<'_>, e: &Explore, d: &Design, area: Rect) {
                 }
             } else {
                 let level = ((v * 4.0).round() as usize).min(4);
-                let out = (v - expected).abs() > 4.0 * sigma;
                 (
                     SHADES[level],
                     if out {
@@ -674,13 +678,13 @@ mod tests {
         has(&t, "measured     …");
         update(
             &mut s,
-            Msg::Worker(WorkerEvent::ExploreBuilt {
+            Msg::worker(WorkerEvent::ExploreBuilt {
                 job,
                 bits: 9_585_058,
                 bytes: 1_198_136,
                 fill: Some(FillMap {
                     m: 9_585_058,
-                    regions: vec![0.518; 2048],
+                    regions: vec![(2_425, 4_680); 2048],
                     ones: 4_967_000,
                 }),
                 ns_insert: 40.0,
@@ -690,7 +694,7 @@ mod tests {
         );
         update(
             &mut s,
-            Msg::Worker(WorkerEvent::ExplorePartial {
+            Msg::worker(WorkerEvent::ExplorePartial {
                 job,
                 queries: 1_000_000,
                 false_positives: 10_040,
@@ -709,13 +713,16 @@ mod tests {
         // Finished: the gauge says so.
         update(
             &mut s,
-            Msg::Worker(WorkerEvent::Finished {
+            Msg::worker(WorkerEvent::Finished {
                 slot: crate::tui::msg::Slot::Explore,
                 job,
                 stopped: None,
             }),
         );
-        has(&render_text(&s, 80, 24), "done: 1,000,000 absent keys queried");
+        has(
+            &render_text(&s, 80, 24),
+            "done: 1,000,000 absent keys queried",
+        );
     }
 
     #[test]
@@ -725,10 +732,10 @@ mod tests {
         type_into(&mut s, Field::N, "5");
         type_into(&mut s, Field::M, "64");
         let job = s.explore.run.job;
-        let regions: Vec<f32> = (0..64).map(|i| if i % 8 == 0 { 1.0 } else { 0.0 }).collect();
+        let regions: Vec<(u64, u64)> = (0..64).map(|i| (u64::from(i % 8 == 0), 1)).collect();
         update(
             &mut s,
-            Msg::Worker(WorkerEvent::ExploreBuilt {
+            Msg::worker(WorkerEvent::ExploreBuilt {
                 job,
                 bits: 64,
                 bytes: 8,
@@ -755,7 +762,10 @@ mod tests {
         init(&mut s);
         type_into(&mut s, Field::N, "1e9");
         let t = render_text(&s, 120, 40);
-        has(&t, "refused: explore not measured: 9,585,058,377 bits is over 2^33 bits");
+        has(
+            &t,
+            "refused: explore not measured: 9,585,058,377 bits is over 2^33 bits",
+        );
         has(&t, "measured     refused");
     }
 }

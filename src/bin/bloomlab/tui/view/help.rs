@@ -23,23 +23,35 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
         "Explore",
         &[
             ("↑ ↓", "select a setting"),
-            ("← → or - +", "change it: n and p in 1-2-5 steps, m ×2, bits/key ±1, k ±1"),
+            (
+                "← → or - +",
+                "change it: n and p in 1-2-5 steps, m ×2, bits/key ±1, k ±1",
+            ),
             ("PgUp PgDn", "big steps: ×10 (k ±5, bits/key ±10)"),
-            ("Enter", "type a value: 1000000, 1e6, 10k, 1%, 1/100, 2^16, 64KiB, 1.2MB"),
-            ("a", "automatic again: k optimal (on k), m from n and p (on m, bits/key, p)"),
+            (
+                "Enter",
+                "type a value: 1000000, 1e6, 10k, 1%, 1/100, 2^16, 64KiB, 1.2MB",
+            ),
+            (
+                "a",
+                "automatic again: k optimal (on k), m from n and p (on m, bits/key, p)",
+            ),
             ("v", "switch chart when only one fits: FPR vs k / FPR vs n"),
-            ("r", "measure again with fresh keys (another filter instance)"),
+            (
+                "r",
+                "measure again with fresh keys (another filter instance)",
+            ),
         ],
     ),
-    (
-        "Compare",
-        &[("r", "measure again with fresh keys")],
-    ),
+    ("Compare", &[("r", "measure again with fresh keys")]),
     (
         "Hashes",
         &[
             ("↑ ↓ ← →", "select hash (row) and strategy (column)"),
-            ("k / K", "next / previous key kind: u64, seq, string, email, url"),
+            (
+                "k / K",
+                "next / previous key kind: u64, seq, string, email, url",
+            ),
             ("+ - PgUp PgDn", "n per filter ×2 / ×10"),
             ("v", "matrix shows FPR, χ² uniformity, or throughput"),
             ("r", "measure again with fresh keys"),
@@ -53,7 +65,10 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
             ("c", "check (query) the word"),
             ("d", "delete the word (counting mode only)"),
             ("m", "bit mode / counting mode (4-bit counters)"),
-            ("x / p", "clear the filter / start again with apple and banana"),
+            (
+                "x / p",
+                "clear the filter / start again with apple and banana",
+            ),
         ],
     ),
 ];

@@ -172,7 +172,6 @@ pub fn render_text(s: &State, w: u16, h: u16) -> String {
     out
 }
 
-
 /// Test helpers shared by the screens' tests.
 #[cfg(test)]
 pub mod testkit {
@@ -211,7 +210,13 @@ mod tests {
             for (w, h) in [(80, 24), (120, 40), (200, 60), (40, 12)] {
                 let text = render_text(&s, w, h);
                 if w >= 80 {
-                    for title in ["1 Explore", "2 Compare", "3 Hashes", "4 Walkthrough", "? Help"] {
+                    for title in [
+                        "1 Explore",
+                        "2 Compare",
+                        "3 Hashes",
+                        "4 Walkthrough",
+                        "? Help",
+                    ] {
                         assert!(text.contains(title), "{t:?} {w}x{h}: tab bar\n{text}");
                     }
                     // The last line holds the key hints, and q quits everywhere.
@@ -229,7 +234,10 @@ mod tests {
         testkit::type_into(&mut s, crate::tui::state::Field::N, "1e9");
         let text = render_text(&s, 120, 40);
         let last = text.lines().last().unwrap();
-        assert!(last.contains("not measured") && last.contains("2^33"), "{last}");
+        assert!(
+            last.contains("not measured") && last.contains("2^33"),
+            "{last}"
+        );
         // The theory still answers: the articles' 1e9 row.
         assert!(text.contains("m = 9,585,058,377 bits"), "{text}");
         assert!(text.contains("(1.20 GB)"), "{text}");

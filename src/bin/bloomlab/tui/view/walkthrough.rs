@@ -89,12 +89,19 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
         word,
     );
 
-    let lines = match &w.last {
-        None => vec![Line::from(
+    // Newest first; older actions follow while there is room.
+    let mut lines = Vec::new();
+    if w.log.is_empty() {
+        lines.push(Line::from(
             "apple and banana are inserted. Press c to check 'cherry', or Enter to type another word.",
-        )],
-        Some((word, out)) => explain(word, out),
-    };
+        ));
+    }
+    for (i, (word, out)) in w.log.iter().rev().enumerate() {
+        if i == 1 {
+            lines.push(Line::from(Span::styled("earlier:", bold())));
+        }
+        lines.extend(explain(word, out));
+    }
     f.render_widget(
         Paragraph::new(lines)
             .wrap(Wrap { trim: true })
@@ -163,7 +170,10 @@ fn explain(word: &str, out: &WalkOutcome) -> Vec<Line<'static>> {
         }
         WalkOutcome::Absent { positions, zeros } => vec![
             Line::from(vec![
-                Span::styled(format!("'{word}' is definitely absent"), bold().fg(MEASURED)),
+                Span::styled(
+                    format!("'{word}' is definitely absent"),
+                    bold().fg(MEASURED),
+                ),
                 Span::raw(format!(
                     ": its bits are {}, and bit {} is 0.",
                     list(positions),
@@ -227,7 +237,10 @@ fn explain(word: &str, out: &WalkOutcome) -> Vec<Line<'static>> {
             now_missing,
         } => {
             let mut v = vec![Line::from(vec![
-                Span::styled(format!("removed '{word}', which was never inserted"), bold().fg(BAD)),
+                Span::styled(
+                    format!("removed '{word}', which was never inserted"),
+                    bold().fg(BAD),
+                ),
                 Span::raw(format!(
                     ": it tested positive (a false positive), so counters {} were decremented.",
                     list(positions)
@@ -279,7 +292,9 @@ mod tests {
         let bits: Vec<&str> = vals.trim_matches('│').split_whitespace().skip(1).collect();
         assert_eq!(
             bits,
-            ["1", "1", "0", "0", "0", "0", "1", "0", "0", "0", "0", "1", "0", "0", "1", "0"],
+            [
+                "1", "1", "0", "0", "0", "0", "1", "0", "0", "0", "0", "1", "0", "0", "1", "0"
+            ],
             "{vals}"
         );
         assert!(t.contains("apple {11, 0, 6} · banana {1, 14, 11}"), "{t}");
@@ -287,8 +302,14 @@ mod tests {
 
         update(&mut s, Msg::WalkQuery);
         let t = render_text(&s, 80, 24);
-        assert!(t.contains("'cherry' → maybe present: a FALSE POSITIVE"), "{t}");
-        assert!(t.contains("bit 11 by apple and banana; bit 14 by banana; bit 0 by apple"), "{t}");
+        assert!(
+            t.contains("'cherry' → maybe present: a FALSE POSITIVE"),
+            "{t}"
+        );
+        assert!(
+            t.contains("bit 11 by apple and banana; bit 14 by banana; bit 0 by apple"),
+            "{t}"
+        );
 
         type_word(&mut s, "grape");
         update(&mut s, Msg::WalkQuery);
@@ -300,7 +321,10 @@ mod tests {
         update(&mut s, Msg::WalkInsert);
         let t = render_text(&s, 80, 24);
         assert!(t.contains("inserted 'grape': bits 7, 14, 6 set."), "{t}");
-        assert!(t.contains("bit 14 was already set by banana: a collision"), "{t}");
+        assert!(
+            t.contains("bit 14 was already set by banana: a collision"),
+            "{t}"
+        );
 
         // Counting mode shows counters: bit 14 is now 2 (banana, grape), bit 11 is 2.
         update(&mut s, Msg::WalkToggleCounting);
@@ -310,6 +334,12 @@ mod tests {
         assert_eq!(c[11], "2", "{cnt}");
         assert_eq!(c[14], "2", "{cnt}");
         assert!(t.contains("counting mode"), "{t}");
+        // Earlier actions stay listed below the newest while there is room.
+        let tall = render_text(&s, 100, 40);
+        let newest = tall.find("inserted 'grape'").unwrap();
+        let earlier = tall.find("earlier:").unwrap();
+        let older = tall.find("'grape' is definitely absent").unwrap();
+        assert!(newest < earlier && earlier < older, "{tall}");
     }
 
     #[test]
@@ -318,11 +348,20 @@ mod tests {
         update(&mut s, Msg::Goto(Tab::Walkthrough));
         update(&mut s, Msg::WalkRemove);
         let t = render_text(&s, 100, 30);
-        assert!(t.contains("remove refused: a plain Bloom filter cannot delete"), "{t}");
+        assert!(
+            t.contains("remove refused: a plain Bloom filter cannot delete"),
+            "{t}"
+        );
         update(&mut s, Msg::WalkToggleCounting);
         update(&mut s, Msg::WalkRemove);
         let t = render_text(&s, 100, 30);
-        assert!(t.contains("removed 'cherry', which was never inserted"), "{t}");
-        assert!(t.contains("Now apple and banana test absent: FALSE NEGATIVES"), "{t}");
+        assert!(
+            t.contains("removed 'cherry', which was never inserted"),
+            "{t}"
+        );
+        assert!(
+            t.contains("Now apple and banana test absent: FALSE NEGATIVES"),
+            "{t}"
+        );
     }
 }
