@@ -28,6 +28,10 @@ const REPORT_EVERY: Duration = Duration::from_millis(40);
 /// (and cancel) dozens of filters.
 const DEBOUNCE: Duration = Duration::from_millis(120);
 
+/// Name of the measurement threads (the panic hook leaves the terminal alone for them: their
+/// panics are caught and reported on screen).
+pub const WORKER_THREAD: &str = "bloomlab-worker";
+
 /// Runs the commands `update` returns.
 #[derive(Debug)]
 pub struct Runtime {
@@ -96,17 +100,36 @@ impl Runtime {
         let cancel = Arc::new(AtomicBool::new(false));
         self.cancels.insert(slot, cancel.clone());
         let tx = self.tx.clone();
-        thread::spawn(move || {
-            let stopped = match f(&cancel, &tx) {
-                Ok(why) => why,
-                Err(Error::Cancelled) => return,
-                Err(e @ Error::UnknownName { .. }) => {
-                    Some(format!("not available in this build ({e})"))
-                }
-                Err(e) => Some(e.to_string()),
-            };
-            let _ = tx.send(WorkerEvent::Finished { slot, job, stopped });
-        });
+        let spawned = thread::Builder::new()
+            .name(WORKER_THREAD.into())
+            .spawn(move || {
+                let run =
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&cancel, &tx)));
+                let run = run.unwrap_or_else(|p| {
+                    let what = p
+                        .downcast_ref::<&str>()
+                        .map(|s| (*s).to_string())
+                        .or_else(|| p.downcast_ref::<String>().cloned())
+                        .unwrap_or_default();
+                    Ok(Some(format!("internal error (worker panicked: {what})")))
+                });
+                let stopped = match run {
+                    Ok(why) => why,
+                    Err(Error::Cancelled) => return,
+                    Err(e @ Error::UnknownName { .. }) => {
+                        Some(format!("not available in this build ({e})"))
+                    }
+                    Err(e) => Some(e.to_string()),
+                };
+                let _ = tx.send(WorkerEvent::Finished { slot, job, stopped });
+            });
+        if let Err(e) = spawned {
+            let _ = self.tx.send(WorkerEvent::Finished {
+                slot,
+                job,
+                stopped: Some(format!("cannot start a thread: {e}")),
+            });
+        }
     }
 
     /// Cancel every job (at quit).
@@ -638,6 +661,22 @@ mod tests {
                         .any(|e| matches!(e, WorkerEvent::ExploreBuilt { fill: None, .. }))
                 );
             }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_panicking_job_is_reported_not_propagated() {
+        let (tx, rx) = channel();
+        let mut rt = Runtime::new(tx);
+        rt.spawn(Slot::Compare, 3, |_, _| panic!("boom"));
+        let evs = collect(&rx, Duration::from_secs(10));
+        match evs.last() {
+            Some(WorkerEvent::Finished {
+                slot: Slot::Compare,
+                job: 3,
+                stopped: Some(why),
+            }) => assert!(why.contains("worker panicked: boom"), "{why}"),
             other => panic!("{other:?}"),
         }
     }

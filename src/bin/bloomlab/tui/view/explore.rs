@@ -520,7 +520,15 @@ fn draw_picture(f: &mut Frame<'_>, e: &Explore, d: &Design, area: Rect) {
             fmt::int(fill.m)
         )
     } else {
-        let base = format!("fill {measured:.4} · 1−e^(−kn/m) {expected:.4}");
+        let base = if measured < 0.001 && fill.ones > 0 {
+            // A broken hash may set only a handful of bits: count them.
+            format!(
+                "{} bits set · 1−e^(−kn/m) {expected:.4}",
+                fmt::int(fill.ones)
+            )
+        } else {
+            format!("fill {measured:.4} · 1−e^(−kn/m) {expected:.4}")
+        };
         let more = format!(" · {outliers} of {cells} cells off >4σ");
         let short = format!("{base} · {outliers} off");
         let width = usize::from(text.width);
