@@ -14,7 +14,7 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
         "Everywhere",
         &[
             ("Tab / Shift-Tab", "next / previous screen"),
-            ("1 2 3 4", "Explore, Compare, Hashes, Walkthrough"),
+            ("1 2 3 4 5", "Explore, Compare, Hashes, Walkthrough, Help"),
             ("? or F1", "this help"),
             ("q, Esc, Ctrl-C", "quit (Esc first leaves a text box)"),
         ],
