@@ -4,6 +4,7 @@
 use crate::error::{Error, Param, Result};
 use crate::filter::{Filter, FilterKind};
 use crate::filters::StandardBloom;
+use crate::filters::{BlockedBloom, CountingBloom, SplitBlockBloom};
 use crate::hash::{AnyHasher, AnyStrategy, HashId, StrategyId};
 use crate::theory;
 
@@ -115,7 +116,24 @@ impl FilterSpec {
                     AnyStrategy(self.strategy),
                 )?))
             }
-            other => Err(Error::unknown("filter", other.name(), &["standard"])),
+            FilterKind::Counting => {
+                let s = self.bloom_sizing()?;
+                Ok(Box::new(CountingBloom::with_counters_and(
+                    s.m,
+                    s.k,
+                    self.hasher(),
+                    AnyStrategy(self.strategy),
+                )?))
+            }
+            FilterKind::Blocked => Ok(Box::new(BlockedBloom::from_spec(self, self.hasher())?)),
+            FilterKind::SplitBlock => {
+                Ok(Box::new(SplitBlockBloom::from_spec(self, self.hasher())?))
+            }
+            other => Err(Error::unknown(
+                "filter",
+                other.name(),
+                &["standard", "counting", "blocked", "split-block"],
+            )),
         }
     }
 }

@@ -1,5 +1,11 @@
 //! The filters, one file each.
 
+pub mod blocked;
+pub mod counting;
+pub mod split_block;
 pub mod standard;
 
+pub use blocked::BlockedBloom;
+pub use counting::CountingBloom;
+pub use split_block::SplitBlockBloom;
 pub use standard::StandardBloom;
