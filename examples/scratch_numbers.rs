@@ -1,16 +1,20 @@
-use bloomlab::theory::{self, blocked, split_block, counting};
+use bloomlab::workload::{KeyGen, KeyKind};
+use bloomlab::{Filter, FilterKind, FilterSpec, hash::HashId};
 fn main() {
-    let (m, n) = (10_000_000u64, 1_000_000u64);
-    for k in 4..10 { println!("k={k} blocked={:.6} exact={:.6} std={:.6}", blocked::fpr_blocked(m,n,k,512), blocked::fpr_blocked_exact(m,n,k,512), theory::fpr_classic(m,n,k)); }
-    println!("sbbf 10bpk {:.6}", split_block::fpr_split_block(m, n));
-    for p in [0.1,0.01,0.001,0.0001] {
-        let s = blocked::size_for(1_000_000, p, None).unwrap();
-        println!("blocked p={p} {:?} frac={:.4}", s, s.extra_fraction());
-        println!("sbbf blocks {:?} bpk {:.3}", split_block::blocks_for(1_000_000,p).unwrap(), split_block::blocks_for(1_000_000,p).unwrap() as f64*256.0/1e6);
-        println!("{:?}", split_block::parquet_undershoot(1_000_000,p).unwrap());
+    let n = 20_000u64; let q = 200_000u64;
+    for (kind, hash) in [(FilterKind::SplitBlock, HashId::Xxh3), (FilterKind::SplitBlock, HashId::Xxh64), (FilterKind::Blocked, HashId::Xxh3), (FilterKind::Standard, HashId::Xxh3)] {
+        let mut rates = vec![]; let mut model = 0.0;
+        for seed in 0..40u64 {
+            let g = KeyGen::new(KeyKind::U64, seed);
+            let mut f = FilterSpec { kind, n, m: Some(10*n), p: None, hash, ..FilterSpec::default() }.build().unwrap();
+            let mut buf = Vec::new();
+            for i in 0..n { g.present(i,&mut buf); f.insert(&buf); }
+            let mut fp = 0u64;
+            for j in 0..q { g.absent(j,&mut buf); fp += f.contains(&buf) as u64; }
+            rates.push(fp as f64/q as f64); model = f.expected_fpr();
+        }
+        let mean = rates.iter().sum::<f64>()/rates.len() as f64;
+        let sd = (rates.iter().map(|r| (r-mean).powi(2)).sum::<f64>()/(rates.len()-1) as f64).sqrt();
+        println!("{kind} {hash}: mean {:.5} ± {:.5} (se), sd {:.5}, model {:.5}, seed42? first {:.5}", mean, sd/(rates.len() as f64).sqrt(), sd, model, rates[0]);
     }
-    println!("fan16 {:e}", counting::overflow_bound_optimal(1,16));
-    println!("tail {:e}", counting::counter_tail_binomial(9_585_058,1_000_000,7,16));
-    println!("tail {:e}", counting::counter_tail_binomial(1000,4000,3,15));
-    println!("fpr exact 512 26 7 {}", theory::fpr_exact(256,26,7));
 }
