@@ -40,6 +40,18 @@ pub enum Inner {
     Exact,
 }
 
+/// The loads `[lo, hi]` that [`poisson_mixture`] sums over for mean λ.
+#[must_use]
+pub fn poisson_window(lambda: f64) -> (u64, u64) {
+    if !(lambda > 0.0) || !lambda.is_finite() {
+        return (0, 0);
+    }
+    let sd = lambda.sqrt();
+    let lo = (lambda - 10.0 * sd - 10.0).max(0.0).floor() as u64;
+    let hi = (lambda + 10.0 * sd + 30.0).ceil() as u64;
+    (lo, hi)
+}
+
 /// `Σ_i Poisson(i; λ)·f(i)`, summed over `i ∈ [λ − 10√λ − 10, λ + 10√λ + 30]` (the mass left
 /// out is below 10⁻²⁰; `f` is a probability so the error is too). The Poisson weights are built
 /// outwards from the mode by the ratios `p(i+1)/p(i) = λ/(i+1)` and normalised over the window,
@@ -55,9 +67,7 @@ pub fn poisson_mixture(lambda: f64, mut f: impl FnMut(u64) -> f64) -> f64 {
     if !(lambda > 0.0) || !lambda.is_finite() {
         return f(0);
     }
-    let sd = lambda.sqrt();
-    let lo = (lambda - 10.0 * sd - 10.0).max(0.0).floor() as u64;
-    let hi = (lambda + 10.0 * sd + 30.0).ceil() as u64;
+    let (lo, hi) = poisson_window(lambda);
     let mode = (lambda.floor() as u64).clamp(lo, hi);
     let (mut wsum, mut sum) = (1.0, f(mode));
     let mut w = 1.0;
@@ -107,34 +117,48 @@ pub fn exact_inner_512(i: u64, k: u32) -> f64 {
     EXACT_TABLES[(k - 1) as usize].get_or_init(|| exact_table(k))[i as usize]
 }
 
-/// `[fpr_exact(512, i, k) for i in 0..=EXACT_TABLE_ITEMS]` in one sweep of the recurrence.
 fn exact_table(k: u32) -> Box<[f64]> {
+    exact_sweep_512(k, EXACT_TABLE_ITEMS).into_boxed_slice()
+}
+
+/// Loads beyond which the exact mixture uses Bloom's form `(1 − (1 − 1/B)^(ik))^k` instead of a
+/// recurrence sweep (8 items per bit: the block is all but full and the two agree to < 10⁻⁶,
+/// tested).
+pub const EXACT_SWEEP_MAX: u64 = 4096;
+
+/// `[fpr_exact(512, i, k) for i in 0..=imax]` in one sweep of the occupancy recurrence
+/// (`k·imax` probe steps over 513 states).
+fn exact_sweep_512(k: u32, imax: u64) -> Vec<f64> {
     const B: usize = BLOCK_BITS as usize;
     let bf = B as f64;
     let pow: Vec<f64> = (0..=B).map(|x| (x as f64 / bf).powi(k as i32)).collect();
     let mut p = vec![0.0f64; B + 1];
     let mut next = vec![0.0f64; B + 1];
     p[0] = 1.0;
-    let mut hi = 0usize; // largest x with Pr[X = x] possibly > 0
-    let mut out = Vec::with_capacity(EXACT_TABLE_ITEMS as usize + 1);
-    out.push(0.0);
-    for _ in 0..EXACT_TABLE_ITEMS {
+    // Pr[X = x] is zero outside [lo, hi].
+    let (mut lo, mut hi) = (0usize, 0usize);
+    let mut out = Vec::with_capacity(imax as usize + 1);
+    out.push(if k == 0 { 1.0 } else { 0.0 });
+    for _ in 0..imax {
         for _ in 0..k {
             let new_hi = (hi + 1).min(B);
-            next[0] = 0.0; // x = 0 cannot survive a probe
-            for x in 1..=new_hi {
+            next[lo] = 0.0; // x = lo only survives by staying: handled below
+            for x in lo.max(1)..=new_hi {
                 let stay = if x <= hi { p[x] * x as f64 / bf } else { 0.0 };
-                let grow = p[x - 1] * (B - x + 1) as f64 / bf;
+                let grow = if x > lo { p[x - 1] * (B - x + 1) as f64 / bf } else { 0.0 };
                 let v = stay + grow;
                 // Flush what can never matter (keeps subnormals out of the loop).
                 next[x] = if v < 1e-300 { 0.0 } else { v };
             }
             std::mem::swap(&mut p, &mut next);
             hi = new_hi;
+            while lo < hi && p[lo] == 0.0 {
+                lo += 1;
+            }
         }
-        out.push((0..=hi).map(|x| p[x] * pow[x]).sum());
+        out.push((lo..=hi).map(|x| p[x] * pow[x]).sum());
     }
-    out.into_boxed_slice()
+    out
 }
 
 /// Putze et al.'s blocked-filter FPR with the classic inner formula, as published, for m bits in
@@ -178,29 +202,65 @@ pub fn fpr_blocked_with(m: u64, n: u64, k: u32, block_bits: u64, inner: Inner) -
         return 1.0;
     }
     let lambda = n as f64 * block_bits as f64 / m as f64;
-    poisson_mixture(lambda, |i| match inner {
-        Inner::Classic => inner_classic(block_bits, i, k),
-        Inner::Exact if block_bits == BLOCK_BITS => exact_inner_512(i, k),
-        Inner::Exact => super::fpr_exact(block_bits, i, k),
-    })
+    match inner {
+        Inner::Classic => poisson_mixture(lambda, |i| inner_classic(block_bits, i, k)),
+        Inner::Exact if block_bits == BLOCK_BITS && k >= 1 && k <= super::MAX_K => {
+            let (lo, hi) = poisson_window(lambda);
+            if hi <= EXACT_TABLE_ITEMS {
+                poisson_mixture(lambda, |i| exact_inner_512(i, k))
+            } else if lo <= EXACT_SWEEP_MAX {
+                // Heavily loaded blocks: one sweep for the whole window, not one per load.
+                let v = exact_sweep_512(k, hi.min(EXACT_SWEEP_MAX));
+                poisson_mixture(lambda, |i| match v.get(i as usize) {
+                    Some(&x) => x,
+                    None => super::fpr_bloom(BLOCK_BITS, i, k),
+                })
+            } else {
+                poisson_mixture(lambda, |i| super::fpr_bloom(BLOCK_BITS, i, k))
+            }
+        }
+        Inner::Exact => poisson_mixture(lambda, |i| super::fpr_exact(block_bits, i, k)),
+    }
 }
 
 /// The k in `1..=MAX_K` that minimises the blocked model (exact inner, [`fpr_blocked_exact`])
 /// for `blocks` blocks of 512 bits and n items, with that FPR. (The blocked optimum is at or
 /// below the standard `(m/n)·ln 2`.)
+///
+/// Found by scanning k with the cheap classic-inner mixture, then walking from that k to the
+/// exact model's own minimum (both are unimodal in k and their minima differ by at most one or
+/// two), so only a few exact evaluations — and exact tables — are needed.
 #[must_use]
 pub fn optimal_k_blocked(blocks: u64, n: u64) -> (u32, f64) {
     let m = blocks.saturating_mul(BLOCK_BITS);
-    let mut best = (1u32, fpr_blocked_exact(m, n, 1, BLOCK_BITS));
+    let classic = |k: u32| fpr_blocked(m, n, k, BLOCK_BITS);
+    let mut kc = 1u32;
+    let mut best = classic(1);
     for k in 2..=super::MAX_K {
-        let p = fpr_blocked_exact(m, n, k, BLOCK_BITS);
-        if p < best.1 {
-            best = (k, p);
+        let p = classic(k);
+        if p < best {
+            (kc, best) = (k, p);
         } else {
             break; // unimodal in k
         }
     }
-    best
+    let exact = |k: u32| fpr_blocked_exact(m, n, k, BLOCK_BITS);
+    let mut cur = (kc, exact(kc));
+    for step in [-1i64, 1] {
+        loop {
+            let next = cur.0 as i64 + step;
+            if next < 1 || next > i64::from(super::MAX_K) {
+                break;
+            }
+            let p = exact(next as u32);
+            if p < cur.1 {
+                cur = (next as u32, p);
+            } else {
+                break;
+            }
+        }
+    }
+    cur
 }
 
 /// Result of [`size_for`]: a blocked filter that meets the target under the blocked model.
@@ -316,7 +376,7 @@ pub fn extra_bits(n: u64, p: f64) -> Result<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::theory::{fpr_classic, fpr_exact};
+    use crate::theory::{fpr_bloom, fpr_classic, fpr_exact};
 
     #[test]
     fn mixture_sums_to_one_and_has_the_right_variance() {
@@ -360,12 +420,44 @@ mod tests {
 
     #[test]
     fn table_equals_fpr_exact() {
-        for k in [1u32, 2, 7, 13, 64] {
-            for i in [0u64, 1, 2, 10, 51, 100, 256, 257, 300] {
+        let cases = [1u32, 2, 7, 13]
+            .into_iter()
+            .flat_map(|k| [0u64, 1, 2, 10, 51, 100, 256, 257, 300].map(|i| (k, i)))
+            .chain([(64, 0), (64, 1), (64, 10)]);
+        for (k, i) in cases {
+            {
                 let t = exact_inner_512(i, k);
                 let r = fpr_exact(512, i, k);
                 assert!((t - r).abs() <= 1e-13 * r + 1e-300, "k={k} i={i}: {t} vs {r}");
             }
+        }
+    }
+
+    #[test]
+    fn heavy_loads_sweep_once_and_agree_with_fpr_exact() {
+        // λ = 130 items per block: the window (up to 274) passes the table (256).
+        let (m, n, k) = (5_120u64, 1_300u64, 1u32);
+        assert!(poisson_window(130.0).1 > EXACT_TABLE_ITEMS);
+        let e = fpr_blocked_exact(m, n, k, 512);
+        let direct = poisson_mixture(130.0, |i| fpr_exact(512, i, k));
+        assert!((e - direct).abs() < 1e-13, "{e} {direct}");
+        // Past EXACT_SWEEP_MAX Bloom's form stands in for the exact rate.
+        for k in [1u32, 2, 4] {
+            let (e, b) = (fpr_exact(512, EXACT_SWEEP_MAX + 1, k), fpr_bloom(512, EXACT_SWEEP_MAX + 1, k));
+            assert!((e - b).abs() < 1e-6 * e, "k={k}: {e} {b}");
+        }
+    }
+
+    #[test]
+    fn optimal_k_walk_equals_full_scan() {
+        // (Scanning k up to 14 only: a table costs k·256·513 steps, slow in debug builds.)
+        for (blocks, n) in [(391u64, 20_000u64), (40, 1_000), (100, 20_000), (700, 20_000)] {
+            let m = blocks * BLOCK_BITS;
+            let scan = (1..=14)
+                .map(|k| (k, fpr_blocked_exact(m, n, k, BLOCK_BITS)))
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .unwrap();
+            assert_eq!(optimal_k_blocked(blocks, n), scan, "blocks={blocks} n={n}");
         }
     }
 
