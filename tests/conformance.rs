@@ -176,7 +176,10 @@ fn measured_fpr_matches_each_filters_own_model() {
             let (mut rates, mut model) = (Vec::new(), 0.0);
             for trial in 0..trials {
                 let seed = 1_000_000 * (si as u64 + 1) + 1_000 * fi as u64 + trial;
-                let spec = FilterSpec { seed, ..spec.clone() };
+                let spec = FilterSpec {
+                    seed,
+                    ..spec.clone()
+                };
                 let mut f = spec.build().unwrap();
                 let keys = KeyGen::new(KeyKind::U64, seed);
                 let mut buf = Vec::new();
@@ -216,7 +219,11 @@ fn measured_fpr_matches_each_filters_own_model() {
     eprintln!("{}", lines.join("\n"));
     eprintln!("{misses} of {checks} models outside their measured 95% interval");
     assert!(checks >= 3 * StrategyId::ALL.len() as u32);
-    assert!(misses <= 4, "{misses} of {checks} misses:\n{}", lines.join("\n"));
+    assert!(
+        misses <= 4,
+        "{misses} of {checks} misses:\n{}",
+        lines.join("\n")
+    );
 }
 
 /// `bytes()` is what the heap really holds: the bytes `FilterSpec::build` and the inserts left

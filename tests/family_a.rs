@@ -75,7 +75,11 @@ fn counting_remove_of_absent_is_refused_and_changes_nothing() {
         }
     }
     assert!(refused > 9_000, "{refused}");
-    assert_eq!(f.counter_array(), &before, "a refused remove changed a counter");
+    assert_eq!(
+        f.counter_array(),
+        &before,
+        "a refused remove changed a counter"
+    );
     assert_eq!((f.len(), f.saturated()), (len, sat));
     assert!((0..1_000).all(|i| f.contains(&key(i))));
 }
@@ -140,7 +144,9 @@ fn counting_saturation_is_counted_and_matches_the_binomial_tail() {
 ///   z = 7: block 1; bits [13, 11, 23, 21, 6, 14, 29, 29].
 #[test]
 fn split_block_matches_the_spec_worked_by_hand() {
-    let cases: [(&[u8], u64, [(u64, usize); 2], [u32; 8]); 2] = [
+    // (item, XXH64, [(blocks, expected block)], expected bit in each word)
+    type Case = (&'static [u8], u64, [(u64, usize); 2], [u32; 8]);
+    let cases: [Case; 2] = [
         (
             b"",
             0xef46_db37_51d8_e999,
@@ -166,7 +172,10 @@ fn split_block_matches_the_spec_worked_by_hand() {
                         assert_eq!(*w, 1u32 << bit, "item {item:?} z={z}");
                     }
                 } else {
-                    assert_eq!(blk.0, [0; 8], "item {item:?} z={z}: stray bits in block {b}");
+                    assert_eq!(
+                        blk.0, [0; 8],
+                        "item {item:?} z={z}: stray bits in block {b}"
+                    );
                 }
             }
             assert!(f.contains(item));
@@ -287,7 +296,10 @@ fn blocked_and_split_block_at_ten_bits_per_key_follow_their_models() {
         );
         // Above the standard filter's interval, not just its point estimate.
         assert!(lo > std_hi, "{kind} not separated from standard");
-        assert!(lo <= model && model <= hi, "{kind}: model {model} outside [{lo}, {hi}]");
+        assert!(
+            lo <= model && model <= hi,
+            "{kind}: model {model} outside [{lo}, {hi}]"
+        );
         assert!(
             !(lo <= classic && classic <= hi),
             "{kind}: classic {classic} inside [{lo}, {hi}]"

@@ -349,7 +349,8 @@ mod tests {
     #[test]
     fn no_false_negatives_every_hash() {
         for h in HashId::ALL {
-            let mut f = BlockedBloom::with_rate_and(3_000, 0.01, None, AnyHasher::new(h, 5)).unwrap();
+            let mut f =
+                BlockedBloom::with_rate_and(3_000, 0.01, None, AnyHasher::new(h, 5)).unwrap();
             for i in 0u64..3_000 {
                 f.insert(&i.to_le_bytes());
             }

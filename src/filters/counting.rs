@@ -281,6 +281,13 @@ impl<H: ItemHasher, S: IndexStrategy> Filter for CountingBloom<H, S> {
                 format!("{:.4}", self.nonzero() as f64 / m as f64),
             ),
             (
+                "expected saturated (binomial tail, counter >= 15)".into(),
+                format!(
+                    "{:.3e}",
+                    theory::counting::expected_counters_at_least(m, self.len, self.k, 15)
+                ),
+            ),
+            (
                 "overflow bound (Fan et al., counter >= 16)".into(),
                 format!(
                     "{:.3e}",
@@ -308,9 +315,13 @@ mod tests {
     #[test]
     fn insert_remove_roundtrip_every_strategy() {
         for s in StrategyId::ALL {
-            let mut f =
-                CountingBloom::with_rate_and(500, 0.01, AnyHasher::new(HashId::Xxh3, 3), AnyStrategy(s))
-                    .unwrap();
+            let mut f = CountingBloom::with_rate_and(
+                500,
+                0.01,
+                AnyHasher::new(HashId::Xxh3, 3),
+                AnyStrategy(s),
+            )
+            .unwrap();
             for i in 0u64..500 {
                 f.insert(&i.to_le_bytes());
             }

@@ -104,7 +104,7 @@ impl SplitBlockBloom<Xxh64> {
     /// # Errors
     /// [`Error::Corrupt`] when the length is zero or not a multiple of 32.
     pub fn from_parquet_bytes(bitset: &[u8]) -> Result<Self> {
-        if bitset.is_empty() || bitset.len() % 32 != 0 {
+        if bitset.is_empty() || !bitset.len().is_multiple_of(32) {
             return Err(Error::Corrupt(format!(
                 "a split-block bitset is a non-zero multiple of 32 bytes, got {}",
                 bitset.len()
@@ -157,7 +157,8 @@ impl<H: ItemHasher> SplitBlockBloom<H> {
         let mut v: Vec<SbBlock> = Vec::new();
         v.try_reserve_exact(count).map_err(|_| alloc_err())?;
         v.resize(count, SbBlock::default());
-        let parquet_hash = hasher.id() == HashId::Xxh64 && hasher.hash128(b"").lo == XXH64_EMPTY_SEED0;
+        let parquet_hash =
+            hasher.id() == HashId::Xxh64 && hasher.hash128(b"").lo == XXH64_EMPTY_SEED0;
         Ok(Self {
             blocks: v,
             len: 0,
@@ -173,14 +174,14 @@ impl<H: ItemHasher> SplitBlockBloom<H> {
     /// Invalid parameters (including k ≠ 8); [`Error::Allocation`].
     pub fn from_spec(spec: &FilterSpec, hasher: H) -> Result<Self> {
         theory::check_n(spec.n)?;
-        if let Some(k) = spec.k {
-            if k != WORDS {
-                return Err(Error::invalid(
-                    Param::K,
-                    k,
-                    "8 (the split-block filter sets one bit in each of its 8 words)",
-                ));
-            }
+        if let Some(k) = spec.k
+            && k != WORDS
+        {
+            return Err(Error::invalid(
+                Param::K,
+                k,
+                "8 (the split-block filter sets one bit in each of its 8 words)",
+            ));
         }
         match (spec.m, spec.p) {
             (Some(m), _) => Self::with_bits_and(m, hasher),
@@ -370,7 +371,10 @@ mod tests {
         };
         assert!(matches!(
             SplitBlockBloom::from_spec(&spec, Xxh64::default()),
-            Err(Error::InvalidParameter { param: Param::K, .. })
+            Err(Error::InvalidParameter {
+                param: Param::K,
+                ..
+            })
         ));
     }
 }

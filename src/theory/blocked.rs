@@ -20,12 +20,13 @@
 //! 10 bits per key and k = 7 the mixture is 0.953% with it and 0.968% with the exact one, and
 //! measurements (10⁷ queries, n = 10⁶: 0.964–0.971% over three seeds) side with the exact one.
 //! So the blocked filter's own model ([`crate::filters::BlockedBloom`]'s `expected_fpr`) and the
-//! sizing search ([`size_for`]) use the exact inner rate. For B = 512 it comes from a table
-//! ([`exact_inner_512`]) built once per k by the occupancy recurrence that `fpr_exact` uses, so
-//! a model evaluation costs a few hundred table look-ups instead of ~10⁷ recurrence steps.
+//! sizing search ([`size_for`]) use the exact inner rate. For B = 512 it comes from a per-k table
+//! of all block loads ([`exact_inner_512`]), filled by one run of the occupancy recurrence that
+//! `fpr_exact` uses and extended on demand, so a model evaluation costs a few hundred look-ups
+//! instead of ~10⁷ recurrence steps.
 
 use crate::error::{Error, Param, Result};
-use std::sync::OnceLock;
+use std::sync::Mutex;
 
 /// Bits in one block of the blocked filter: one 64-byte cache line.
 pub const BLOCK_BITS: u64 = 512;
@@ -43,7 +44,7 @@ pub enum Inner {
 /// The loads `[lo, hi]` that [`poisson_mixture`] sums over for mean λ.
 #[must_use]
 pub fn poisson_window(lambda: f64) -> (u64, u64) {
-    if !(lambda > 0.0) || !lambda.is_finite() {
+    if lambda.is_nan() || lambda <= 0.0 || !lambda.is_finite() {
         return (0, 0);
     }
     let sd = lambda.sqrt();
@@ -64,7 +65,7 @@ pub fn poisson_window(lambda: f64) -> (u64, u64) {
 /// assert!((poisson_mixture(3.5, |i| i as f64) - 3.5).abs() < 1e-12);
 /// ```
 pub fn poisson_mixture(lambda: f64, mut f: impl FnMut(u64) -> f64) -> f64 {
-    if !(lambda > 0.0) || !lambda.is_finite() {
+    if lambda.is_nan() || lambda <= 0.0 || !lambda.is_finite() {
         return f(0);
     }
     let (lo, hi) = poisson_window(lambda);
@@ -90,18 +91,96 @@ fn inner_classic(bits: u64, i: u64, k: u32) -> f64 {
     super::fpr_classic(bits, i, k)
 }
 
-/// Block loads up to which [`exact_inner_512`] is tabulated (≈ 2 bits per key; beyond it the
-/// look-up falls back to [`crate::theory::fpr_exact`]).
-pub const EXACT_TABLE_ITEMS: u64 = 256;
+/// Block loads from which on the exact mixture uses Bloom's form `(1 − (1 − 1/B)^(ik))^k`
+/// instead of the exact rate (8 items per bit: the block is all but full and the two agree to
+/// < 10⁻⁶, tested).
+pub const EXACT_MAX_ITEMS: u64 = 4096;
 
-static EXACT_TABLES: [OnceLock<Box<[f64]>>; super::MAX_K as usize] =
-    [const { OnceLock::new() }; super::MAX_K as usize];
+/// The occupancy recurrence for one k, run as far as anyone asked, with its results so far.
+struct Sweep {
+    /// `values[i]` = exact FPR of a 512-bit filter holding i items.
+    values: Vec<f64>,
+    /// Pr[X = x] after `k·(values.len() − 1)` probes.
+    dist: Vec<f64>,
+    /// Pr[X = x] is zero outside `[lo, hi]`.
+    lo: usize,
+    hi: usize,
+    /// `(x/512)^k`.
+    pow: Vec<f64>,
+}
+
+impl Sweep {
+    fn new(k: u32) -> Self {
+        let b = BLOCK_BITS as usize;
+        let mut dist = vec![0.0; b + 1];
+        dist[0] = 1.0;
+        Self {
+            values: vec![0.0],
+            dist,
+            lo: 0,
+            hi: 0,
+            pow: (0..=b)
+                .map(|x| (x as f64 / b as f64).powi(k as i32))
+                .collect(),
+        }
+    }
+
+    /// Extend to loads `0..=imax` with `Pr_{t+1}[x] = Pr_t[x]·x/B + Pr_t[x−1]·(B−x+1)/B`.
+    fn extend(&mut self, k: u32, imax: u64) {
+        const B: usize = BLOCK_BITS as usize;
+        let bf = B as f64;
+        let mut next = vec![0.0f64; B + 1];
+        while (self.values.len() as u64) <= imax {
+            for _ in 0..k {
+                let (p, lo, hi) = (&self.dist, self.lo, self.hi);
+                let new_hi = (hi + 1).min(B);
+                next.fill(0.0);
+                for x in lo.max(1)..=new_hi {
+                    let stay = if x <= hi { p[x] * x as f64 / bf } else { 0.0 };
+                    let grow = if x > lo {
+                        p[x - 1] * (B - x + 1) as f64 / bf
+                    } else {
+                        0.0
+                    };
+                    let v = stay + grow;
+                    // Flush what can never matter (keeps subnormals out of the loop).
+                    next[x] = if v < 1e-300 { 0.0 } else { v };
+                }
+                std::mem::swap(&mut self.dist, &mut next);
+                self.hi = new_hi;
+                while self.lo < self.hi && self.dist[self.lo] == 0.0 {
+                    self.lo += 1;
+                }
+            }
+            let v = (self.lo..=self.hi)
+                .map(|x| self.dist[x] * self.pow[x])
+                .sum();
+            self.values.push(v);
+        }
+    }
+}
+
+static SWEEPS: [Mutex<Option<Sweep>>; super::MAX_K as usize] =
+    [const { Mutex::new(None) }; super::MAX_K as usize];
+
+/// Run `f` on `[fpr_exact(512, i, k) for i in 0..=imax]` (`imax ≤ EXACT_MAX_ITEMS`), computing
+/// only what no earlier call computed.
+fn with_exact_512<R>(k: u32, imax: u64, f: impl FnOnce(&[f64]) -> R) -> R {
+    debug_assert!((1..=super::MAX_K).contains(&k) && imax <= EXACT_MAX_ITEMS);
+    let mut guard = SWEEPS[(k - 1) as usize]
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let sweep = guard.get_or_insert_with(|| Sweep::new(k));
+    sweep.extend(k, imax);
+    f(&sweep.values[..=imax as usize])
+}
 
 /// The exact FPR (Bose et al. 2008) of a 512-bit standard filter holding `i` items with k
 /// independent uniform positions each: `Σ_x Pr[X = x]·(x/512)^k`, X the number of set bits after
-/// `k·i` probes. Equal to [`crate::theory::fpr_exact`]`(512, i, k)` (tested to 10⁻¹⁴), but read
-/// from a per-k table of `i = 0..=256` built on first use by the same occupancy recurrence,
-/// `Pr_{t+1}[x] = Pr_t[x]·x/B + Pr_t[x−1]·(B−x+1)/B`, run once to `t = 256·k` (≈ 10⁶ steps at k = 7).
+/// `k·i` probes. Equal to [`crate::theory::fpr_exact`]`(512, i, k)` (tested to 10⁻¹³), but
+/// computed for all loads up to i in one run of the occupancy recurrence that `fpr_exact` uses,
+/// `Pr_{t+1}[x] = Pr_t[x]·x/B + Pr_t[x−1]·(B−x+1)/B`, and kept per k for later calls (≈ 10⁶
+/// steps for i ≤ 256 at k = 7; i > 4096 is handed to `fpr_exact`).
 ///
 /// ```
 /// use bloomlab::theory::{fpr_classic, fpr_exact, blocked::exact_inner_512};
@@ -111,54 +190,10 @@ static EXACT_TABLES: [OnceLock<Box<[f64]>>; super::MAX_K as usize] =
 /// ```
 #[must_use]
 pub fn exact_inner_512(i: u64, k: u32) -> f64 {
-    if k == 0 || k > super::MAX_K || i > EXACT_TABLE_ITEMS {
+    if k == 0 || k > super::MAX_K || i > EXACT_MAX_ITEMS {
         return super::fpr_exact(BLOCK_BITS, i, k);
     }
-    EXACT_TABLES[(k - 1) as usize].get_or_init(|| exact_table(k))[i as usize]
-}
-
-fn exact_table(k: u32) -> Box<[f64]> {
-    exact_sweep_512(k, EXACT_TABLE_ITEMS).into_boxed_slice()
-}
-
-/// Loads beyond which the exact mixture uses Bloom's form `(1 − (1 − 1/B)^(ik))^k` instead of a
-/// recurrence sweep (8 items per bit: the block is all but full and the two agree to < 10⁻⁶,
-/// tested).
-pub const EXACT_SWEEP_MAX: u64 = 4096;
-
-/// `[fpr_exact(512, i, k) for i in 0..=imax]` in one sweep of the occupancy recurrence
-/// (`k·imax` probe steps over 513 states).
-fn exact_sweep_512(k: u32, imax: u64) -> Vec<f64> {
-    const B: usize = BLOCK_BITS as usize;
-    let bf = B as f64;
-    let pow: Vec<f64> = (0..=B).map(|x| (x as f64 / bf).powi(k as i32)).collect();
-    let mut p = vec![0.0f64; B + 1];
-    let mut next = vec![0.0f64; B + 1];
-    p[0] = 1.0;
-    // Pr[X = x] is zero outside [lo, hi].
-    let (mut lo, mut hi) = (0usize, 0usize);
-    let mut out = Vec::with_capacity(imax as usize + 1);
-    out.push(if k == 0 { 1.0 } else { 0.0 });
-    for _ in 0..imax {
-        for _ in 0..k {
-            let new_hi = (hi + 1).min(B);
-            next[lo] = 0.0; // x = lo only survives by staying: handled below
-            for x in lo.max(1)..=new_hi {
-                let stay = if x <= hi { p[x] * x as f64 / bf } else { 0.0 };
-                let grow = if x > lo { p[x - 1] * (B - x + 1) as f64 / bf } else { 0.0 };
-                let v = stay + grow;
-                // Flush what can never matter (keeps subnormals out of the loop).
-                next[x] = if v < 1e-300 { 0.0 } else { v };
-            }
-            std::mem::swap(&mut p, &mut next);
-            hi = new_hi;
-            while lo < hi && p[lo] == 0.0 {
-                lo += 1;
-            }
-        }
-        out.push((lo..=hi).map(|x| p[x] * pow[x]).sum());
-    }
-    out
+    with_exact_512(k, i, |v| v[i as usize])
 }
 
 /// Putze et al.'s blocked-filter FPR with the classic inner formula, as published, for m bits in
@@ -204,20 +239,17 @@ pub fn fpr_blocked_with(m: u64, n: u64, k: u32, block_bits: u64, inner: Inner) -
     let lambda = n as f64 * block_bits as f64 / m as f64;
     match inner {
         Inner::Classic => poisson_mixture(lambda, |i| inner_classic(block_bits, i, k)),
-        Inner::Exact if block_bits == BLOCK_BITS && k >= 1 && k <= super::MAX_K => {
+        Inner::Exact if block_bits == BLOCK_BITS && (1..=super::MAX_K).contains(&k) => {
             let (lo, hi) = poisson_window(lambda);
-            if hi <= EXACT_TABLE_ITEMS {
-                poisson_mixture(lambda, |i| exact_inner_512(i, k))
-            } else if lo <= EXACT_SWEEP_MAX {
-                // Heavily loaded blocks: one sweep for the whole window, not one per load.
-                let v = exact_sweep_512(k, hi.min(EXACT_SWEEP_MAX));
+            if lo > EXACT_MAX_ITEMS {
+                return poisson_mixture(lambda, |i| super::fpr_bloom(BLOCK_BITS, i, k));
+            }
+            with_exact_512(k, hi.min(EXACT_MAX_ITEMS), |v| {
                 poisson_mixture(lambda, |i| match v.get(i as usize) {
                     Some(&x) => x,
                     None => super::fpr_bloom(BLOCK_BITS, i, k),
                 })
-            } else {
-                poisson_mixture(lambda, |i| super::fpr_bloom(BLOCK_BITS, i, k))
-            }
+            })
         }
         Inner::Exact => poisson_mixture(lambda, |i| super::fpr_exact(block_bits, i, k)),
     }
@@ -248,7 +280,7 @@ pub fn optimal_k_blocked(blocks: u64, n: u64) -> (u32, f64) {
     let mut cur = (kc, exact(kc));
     for step in [-1i64, 1] {
         loop {
-            let next = cur.0 as i64 + step;
+            let next = i64::from(cur.0) + step;
             if next < 1 || next > i64::from(super::MAX_K) {
                 break;
             }
@@ -415,7 +447,10 @@ mod tests {
         assert!(e > c && e / c - 1.0 < 0.05, "{e} {c}");
         // The tabulated mixture equals the mixture of fpr_exact itself (the reference path).
         let direct = poisson_mixture(20.0, |i| fpr_exact(512, i, k));
-        assert!((e - direct).abs() < 1e-14 * e.max(1e-300) + 1e-17, "{e} {direct}");
+        assert!(
+            (e - direct).abs() < 1e-14 * e.max(1e-300) + 1e-17,
+            "{e} {direct}"
+        );
     }
 
     #[test]
@@ -428,22 +463,28 @@ mod tests {
             {
                 let t = exact_inner_512(i, k);
                 let r = fpr_exact(512, i, k);
-                assert!((t - r).abs() <= 1e-13 * r + 1e-300, "k={k} i={i}: {t} vs {r}");
+                assert!(
+                    (t - r).abs() <= 1e-13 * r + 1e-300,
+                    "k={k} i={i}: {t} vs {r}"
+                );
             }
         }
     }
 
     #[test]
     fn heavy_loads_sweep_once_and_agree_with_fpr_exact() {
-        // λ = 130 items per block: the window (up to 274) passes the table (256).
+        // λ = 130 items per block: loads up to 274.
         let (m, n, k) = (5_120u64, 1_300u64, 1u32);
-        assert!(poisson_window(130.0).1 > EXACT_TABLE_ITEMS);
+        assert!(poisson_window(130.0).1 > 256);
         let e = fpr_blocked_exact(m, n, k, 512);
         let direct = poisson_mixture(130.0, |i| fpr_exact(512, i, k));
         assert!((e - direct).abs() < 1e-13, "{e} {direct}");
-        // Past EXACT_SWEEP_MAX Bloom's form stands in for the exact rate.
+        // From EXACT_MAX_ITEMS on Bloom's form stands in for the exact rate.
         for k in [1u32, 2, 4] {
-            let (e, b) = (fpr_exact(512, EXACT_SWEEP_MAX + 1, k), fpr_bloom(512, EXACT_SWEEP_MAX + 1, k));
+            let (e, b) = (
+                fpr_exact(512, EXACT_MAX_ITEMS + 1, k),
+                fpr_bloom(512, EXACT_MAX_ITEMS + 1, k),
+            );
             assert!((e - b).abs() < 1e-6 * e, "k={k}: {e} {b}");
         }
     }
@@ -451,7 +492,12 @@ mod tests {
     #[test]
     fn optimal_k_walk_equals_full_scan() {
         // (Scanning k up to 14 only: a table costs k·256·513 steps, slow in debug builds.)
-        for (blocks, n) in [(391u64, 20_000u64), (40, 1_000), (100, 20_000), (700, 20_000)] {
+        for (blocks, n) in [
+            (391u64, 20_000u64),
+            (40, 1_000),
+            (100, 20_000),
+            (700, 20_000),
+        ] {
             let m = blocks * BLOCK_BITS;
             let scan = (1..=14)
                 .map(|k| (k, fpr_blocked_exact(m, n, k, BLOCK_BITS)))
@@ -470,7 +516,12 @@ mod tests {
 
     #[test]
     fn sizing_meets_target_and_is_minimal() {
-        for (n, p) in [(1_000u64, 0.01), (20_000, 0.01), (1_000_000, 0.001), (100, 0.2)] {
+        for (n, p) in [
+            (1_000u64, 0.01),
+            (20_000, 0.01),
+            (1_000_000, 0.001),
+            (100, 0.2),
+        ] {
             let s = size_for(n, p, None).unwrap();
             assert!(s.fpr <= p, "{n} {p}: {s:?}");
             assert_eq!(s.m, s.blocks * BLOCK_BITS);

@@ -189,7 +189,11 @@ mod tests {
 
     #[test]
     fn bound_dominates_exact_tail() {
-        for (m, n, k) in [(1_000u64, 100u64, 7u32), (10_000, 1_000, 7), (1_000, 1_000, 4)] {
+        for (m, n, k) in [
+            (1_000u64, 100u64, 7u32),
+            (10_000, 1_000, 7),
+            (1_000, 1_000, 4),
+        ] {
             for j in [2u32, 4, 8, 15, 16] {
                 let exact = counter_tail_binomial(m, n, k, j);
                 // Fan et al.'s per-counter bound (e·n·k/(j·m))^j, uncapped.

@@ -84,7 +84,9 @@ pub fn blocks_for(n: u64, p: f64) -> Result<u64> {
             return Err(Error::invalid(
                 Param::P,
                 p,
-                format!("a rate a split-block filter for {n} items reaches with at most 2^32 blocks"),
+                format!(
+                    "a rate a split-block filter for {n} items reaches with at most 2^32 blocks"
+                ),
             ));
         }
         lo = hi;
@@ -159,7 +161,11 @@ pub fn parquet_raw_bytes(n: u64, p: f64) -> Result<u64> {
     super::check_p(p)?;
     let bits = spec_bits_per_key(p) * n as f64;
     if !bits.is_finite() || bits >= u64::MAX as f64 {
-        return Err(Error::invalid(Param::N, n, "small enough that m fits in 64 bits"));
+        return Err(Error::invalid(
+            Param::N,
+            n,
+            "small enough that m fits in 64 bits",
+        ));
     }
     Ok(bits as u64 / 8)
 }
@@ -301,7 +307,12 @@ mod tests {
 
     #[test]
     fn sizing_is_minimal() {
-        for (n, p) in [(1u64, 0.5), (1_000, 0.01), (1_000_000, 0.01), (50_000, 1e-6)] {
+        for (n, p) in [
+            (1u64, 0.5),
+            (1_000, 0.01),
+            (1_000_000, 0.01),
+            (50_000, 1e-6),
+        ] {
             let b = blocks_for(n, p).unwrap();
             assert!(fpr_split_block(b * 256, n) <= p);
             if b > 1 {
