@@ -38,11 +38,31 @@ pub enum Transport {
     /// One `BITFIELD key SET u1 o 1 …` (adds) or `BITFIELD_RO key GET u1 o …` (queries) per
     /// shard, all in one pipeline.
     Bitfield,
+    /// Word-parallel, for big batches: adds build the batch's bits locally as a *delta* bitmap
+    /// and a Lua script ORs it in (`SET {name}:delta`, `BITOP OR shard shard delta`, `UNLINK`)
+    /// — atomic, so concurrent writers lose nothing; queries read the touched shards whole
+    /// (`GETRANGE`) and test the bits locally. Costs m/8 bytes per batch (network, and AOF /
+    /// replication volume for adds) instead of server work per bit; adds report no "new" count.
+    Bulk,
+    /// Per batch, [`Transport::Bulk`] when the shard bytes it would move are at most
+    /// [`BULK_BYTES_PER_BIT`] per bit operation, else [`Transport::Bitfield`].
+    Auto,
 }
+
+/// Break-even of [`Transport::Auto`]: bytes of bitmap moved by [`Transport::Bulk`] that cost
+/// about as much as one bit operation by [`Transport::Bitfield`] (measured with
+/// `bloomlab redis compare`, results/redis/README.md).
+pub const BULK_BYTES_PER_BIT: u64 = 64;
 
 impl Transport {
     /// Every transport.
-    pub const ALL: [Transport; 3] = [Transport::Pipeline, Transport::Lua, Transport::Bitfield];
+    pub const ALL: [Transport; 5] = [
+        Transport::Pipeline,
+        Transport::Lua,
+        Transport::Bitfield,
+        Transport::Bulk,
+        Transport::Auto,
+    ];
 
     /// The public name.
     #[must_use]
@@ -51,14 +71,16 @@ impl Transport {
             Transport::Pipeline => "pipeline",
             Transport::Lua => "lua",
             Transport::Bitfield => "bitfield",
+            Transport::Bulk => "bulk",
+            Transport::Auto => "auto",
         }
     }
 }
 
 impl Default for Transport {
-    /// [`Transport::Bitfield`]: the fastest in `bloomlab redis compare` (results/redis/README.md).
+    /// [`Transport::Auto`]: bit operations for small batches, bulk for big ones.
     fn default() -> Self {
-        Transport::Bitfield
+        Transport::Auto
     }
 }
 
@@ -227,6 +249,17 @@ for i = 1, #KEYS do
   end
 end
 return table.concat(out)
+";
+
+const BULK_OR: &str = r"
+-- KEYS[1]: scratch key; KEYS[i+1]: a shard; ARGV[i]: the batch's bits for KEYS[i+1] (Redis
+-- bit order). OR each delta into its shard; atomic, so concurrent writers lose nothing.
+for i = 2, #KEYS do
+  redis.call('SET', KEYS[1], ARGV[i - 1])
+  redis.call('BITOP', 'OR', KEYS[i], KEYS[i], KEYS[1])
+end
+redis.call('DEL', KEYS[1])
+return redis.status_reply('OK')
 ";
 
 const INIT: &str = r"
@@ -532,19 +565,30 @@ impl BitmapBloom {
     /// # Errors
     /// [`Error::Redis`] (the add may or may not have happened; adding again is harmless).
     pub fn add(&mut self, item: &[u8]) -> Result<bool> {
-        Ok(self.run(&[item], true)?[0])
+        let refs = [item];
+        let (ops, groups) = self.plan(&refs)?;
+        let t = match self.transport {
+            Transport::Bulk | Transport::Auto => Transport::Bitfield,
+            t => t,
+        };
+        let bits = self.bit_ops(t, &ops, &groups, true)?;
+        Ok(bits.iter().any(|&b| !b))
     }
 
     /// Add many items, [`BitmapBloom::set_batch`] items per round trip. Returns how many were
-    /// certainly new.
+    /// certainly new (some bit was 0), or `None` when a batch went by [`Transport::Bulk`], which
+    /// does not read the old bits.
     ///
     /// # Errors
     /// [`Error::Redis`]: earlier batches are stored; re-running the whole call is safe.
-    pub fn add_many<T: AsRef<[u8]>>(&mut self, items: &[T]) -> Result<u64> {
-        let mut new = 0;
+    pub fn add_many<T: AsRef<[u8]>>(&mut self, items: &[T]) -> Result<Option<u64>> {
+        let mut new = Some(0);
         for chunk in items.chunks(self.batch) {
             let refs: Vec<&[u8]> = chunk.iter().map(AsRef::as_ref).collect();
-            new += self.run(&refs, true)?.iter().filter(|&&b| b).count() as u64;
+            new = match (new, self.run(&refs, true)?) {
+                (Some(n), Some(flags)) => Some(n + flags.iter().filter(|&&b| b).count() as u64),
+                _ => None,
+            };
         }
         Ok(new)
     }
@@ -554,7 +598,13 @@ impl BitmapBloom {
     /// # Errors
     /// [`Error::Redis`].
     pub fn contains(&mut self, item: &[u8]) -> Result<bool> {
-        Ok(self.run(&[item], false)?[0])
+        let refs = [item];
+        let (ops, groups) = self.plan(&refs)?;
+        let t = match self.transport {
+            Transport::Bulk | Transport::Auto => Transport::Bitfield,
+            t => t,
+        };
+        Ok(self.bit_ops(t, &ops, &groups, false)?.iter().all(|&b| b))
     }
 
     /// Query many items, [`BitmapBloom::set_batch`] items per round trip.
@@ -565,17 +615,17 @@ impl BitmapBloom {
         let mut out = Vec::with_capacity(items.len());
         for chunk in items.chunks(self.batch) {
             let refs: Vec<&[u8]> = chunk.iter().map(AsRef::as_ref).collect();
-            out.extend(self.run(&refs, false)?);
+            out.extend(self.run(&refs, false)?.unwrap_or_default());
         }
         Ok(out)
     }
 
-    /// One round trip: set (`add`) or read the bits of `items`. For adds, answers "some bit was
-    /// 0"; for queries, "every bit was 1".
-    fn run(&mut self, items: &[&[u8]], add: bool) -> Result<Vec<bool>> {
+    /// `(shard, offset, item)` for every position of `items`, grouped by shard (stable: item
+    /// order kept within a shard), and the groups as `(shard, start, end)` ranges.
+    #[allow(clippy::type_complexity)]
+    fn plan(&self, items: &[&[u8]]) -> Result<(Vec<(u64, u32, u32)>, Vec<(u64, usize, usize)>)> {
         let l = self.need()?;
         let (k, m) = (l.cfg.k, l.cfg.m);
-        // (shard, offset, item) for every position, grouped by shard (stable: item order kept).
         let mut ops: Vec<(u64, u32, u32)> = Vec::with_capacity(items.len() * k as usize);
         for (j, item) in items.iter().enumerate() {
             l.strategy.for_each_index(&l.hasher, item, k, m, |i| {
@@ -588,25 +638,134 @@ impl BitmapBloom {
         if l.layout.shards() > 1 {
             ops.sort_by_key(|op| op.0);
         }
-        let groups: Vec<(u64, usize, usize)> = {
-            let mut g = Vec::new();
-            let mut start = 0;
-            while start < ops.len() {
-                let s = ops[start].0;
-                let mut end = start;
-                while end < ops.len() && ops[end].0 == s {
-                    end += 1;
-                }
-                g.push((s, start, end));
-                start = end;
+        let mut groups = Vec::new();
+        let mut start = 0;
+        while start < ops.len() {
+            let s = ops[start].0;
+            let mut end = start;
+            while end < ops.len() && ops[end].0 == s {
+                end += 1;
             }
-            g
+            groups.push((s, start, end));
+            start = end;
+        }
+        Ok((ops, groups))
+    }
+
+    /// One round trip: set (`add`) or read the bits of `items`. For adds, answers per item "some
+    /// bit was 0" (`None` by the bulk path); for queries, "every bit was 1".
+    fn run(&mut self, items: &[&[u8]], add: bool) -> Result<Option<Vec<bool>>> {
+        let (ops, groups) = self.plan(items)?;
+        let layout = self.need()?.layout;
+        let t = match self.transport {
+            Transport::Auto => {
+                let bytes: u64 = groups.iter().map(|g| layout.shard_len_bytes(g.0)).sum();
+                if bytes <= BULK_BYTES_PER_BIT * ops.len() as u64 {
+                    Transport::Bulk
+                } else {
+                    Transport::Bitfield
+                }
+            }
+            t => t,
         };
+        if t == Transport::Bulk {
+            return if add {
+                self.bulk_add(&ops, &groups).map(|()| None)
+            } else {
+                self.bulk_query(&ops, &groups, items.len()).map(Some)
+            };
+        }
+        let bits = self.bit_ops(t, &ops, &groups, add)?;
+        let mut out = vec![!add; items.len()];
+        for (op, bit) in ops.iter().zip(bits) {
+            let o = &mut out[op.2 as usize];
+            if add {
+                *o |= !bit;
+            } else {
+                *o &= bit;
+            }
+        }
+        Ok(Some(out))
+    }
+
+    /// Adds by the bulk path: OR a locally built delta into each touched shard, atomically.
+    fn bulk_add(&mut self, ops: &[(u64, u32, u32)], groups: &[(u64, usize, usize)]) -> Result<()> {
+        if ops.is_empty() {
+            return Ok(());
+        }
+        let script = redis::Script::new(BULK_OR);
+        let mut inv = script.prepare_invoke();
+        inv.key(format!("{{{}}}:delta", self.name));
+        for &(s, start, end) in groups {
+            let top = ops[start..end].iter().map(|op| op.1).max().unwrap_or(0);
+            let mut delta = vec![0u8; top as usize / 8 + 1];
+            for op in &ops[start..end] {
+                delta[(op.1 / 8) as usize] |= 0x80 >> (op.1 % 8);
+            }
+            inv.key(self.shard_key(s));
+            inv.arg(delta);
+        }
         let what = format!("filter {} (keys {{{}}}:bits:*)", self.name, self.name);
-        let bits: Vec<bool> = match self.transport {
+        let r: std::result::Result<(), _> = {
+            let con = self.conn.raw()?;
+            inv.invoke(con)
+        };
+        match r {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                let err = self.conn.error(&e, &what);
+                Err(self.diagnose(err, groups))
+            }
+        }
+    }
+
+    /// Queries by the bulk path: read every touched shard whole, test the bits locally.
+    fn bulk_query(
+        &mut self,
+        ops: &[(u64, u32, u32)],
+        groups: &[(u64, usize, usize)],
+        items: usize,
+    ) -> Result<Vec<bool>> {
+        let cmds = groups
+            .iter()
+            .map(|&(s, _, _)| {
+                let mut c = redis::cmd("GETRANGE");
+                c.arg(self.shard_key(s)).arg(0).arg(-1);
+                c
+            })
+            .collect();
+        let what = format!("filter {} (keys {{{}}}:bits:*)", self.name, self.name);
+        let replies = self.pipeline_checked(cmds, groups, &what)?;
+        let mut out = vec![true; items];
+        for (&(_, start, end), reply) in groups.iter().zip(&replies) {
+            let bytes: &[u8] = match reply {
+                Value::BulkString(b) => b,
+                _ => &[],
+            };
+            for op in &ops[start..end] {
+                let set = bytes
+                    .get((op.1 / 8) as usize)
+                    .is_some_and(|b| b & (0x80 >> (op.1 % 8)) != 0);
+                out[op.2 as usize] &= set;
+            }
+        }
+        Ok(out)
+    }
+
+    /// One round trip of bit operations by a per-bit transport; the old (adds) or current
+    /// (queries) value of each position, in `ops` order.
+    fn bit_ops(
+        &mut self,
+        transport: Transport,
+        ops: &[(u64, u32, u32)],
+        groups: &[(u64, usize, usize)],
+        add: bool,
+    ) -> Result<Vec<bool>> {
+        let what = format!("filter {} (keys {{{}}}:bits:*)", self.name, self.name);
+        let bits: Vec<bool> = match transport {
             Transport::Pipeline => {
                 let mut cmds = Vec::with_capacity(ops.len());
-                for &(s, start, end) in &groups {
+                for &(s, start, end) in groups {
                     let key = self.shard_key(s);
                     for op in &ops[start..end] {
                         let mut c = redis::cmd(if add { "SETBIT" } else { "GETBIT" });
@@ -617,12 +776,12 @@ impl BitmapBloom {
                         cmds.push(c);
                     }
                 }
-                let replies = self.pipeline_checked(cmds, &groups, &what)?;
+                let replies = self.pipeline_checked(cmds, groups, &what)?;
                 replies.iter().map(|v| matches!(v, Value::Int(1))).collect()
             }
             Transport::Bitfield => {
                 let mut cmds = Vec::with_capacity(groups.len());
-                for &(s, start, end) in &groups {
+                for &(s, start, end) in groups {
                     let mut c = redis::cmd(if add { "BITFIELD" } else { "BITFIELD_RO" });
                     c.arg(self.shard_key(s));
                     for op in &ops[start..end] {
@@ -634,7 +793,7 @@ impl BitmapBloom {
                     }
                     cmds.push(c);
                 }
-                let replies = self.pipeline_checked(cmds, &groups, &what)?;
+                let replies = self.pipeline_checked(cmds, groups, &what)?;
                 let mut bits = Vec::with_capacity(ops.len());
                 for r in replies {
                     match r {
@@ -650,13 +809,13 @@ impl BitmapBloom {
                 }
                 bits
             }
-            Transport::Lua => {
+            Transport::Bulk | Transport::Auto | Transport::Lua => {
                 let mut inv = self.script.prepare_invoke();
                 inv.arg(if add { "a" } else { "q" });
-                for &(s, _, _) in &groups {
+                for &(s, _, _) in groups {
                     inv.key(self.shard_key(s));
                 }
-                for &(_, start, end) in &groups {
+                for &(_, start, end) in groups {
                     let packed: Vec<u8> = ops[start..end]
                         .iter()
                         .flat_map(|op| op.1.to_be_bytes())
@@ -671,7 +830,7 @@ impl BitmapBloom {
                     Ok(s) => s.iter().map(|&b| b == b'1').collect(),
                     Err(e) => {
                         let err = self.conn.error(&e, &what);
-                        return Err(self.diagnose(err, &groups));
+                        return Err(self.diagnose(err, groups));
                     }
                 }
             }
@@ -683,16 +842,7 @@ impl BitmapBloom {
                 connection: false,
             });
         }
-        let mut out = vec![!add; items.len()];
-        for (op, bit) in ops.iter().zip(bits) {
-            let o = &mut out[op.2 as usize];
-            if add {
-                *o |= !bit;
-            } else {
-                *o &= bit;
-            }
-        }
-        Ok(out)
+        Ok(bits)
     }
 
     fn pipeline_checked(

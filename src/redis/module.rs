@@ -204,6 +204,11 @@ impl CfFilter {
         self.batch = items.max(1);
     }
 
+    /// The connection.
+    pub fn conn(&mut self) -> &mut RedisConn {
+        &mut self.conn
+    }
+
     /// `CF.ADD` per item, pipelined: one round trip per batch. Returns how many were added.
     ///
     /// # Errors

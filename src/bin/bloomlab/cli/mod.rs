@@ -2,6 +2,8 @@
 
 pub mod calc;
 pub mod measure;
+#[cfg(feature = "redis")]
+pub mod redis;
 pub mod walkthrough;
 
 /// Printed when `bloomlab` runs without a terminal, and after `--help`.
