@@ -82,9 +82,12 @@ mod live {
 
     /// The raw bytes of every shard, read with GETRANGE.
     fn raw_shards(f: &mut BitmapBloom) -> Vec<Vec<u8>> {
-        let shards = ShardLayout::new(f.config().unwrap().m, f.config().unwrap().options.shard_bits)
-            .unwrap()
-            .shards();
+        let shards = ShardLayout::new(
+            f.config().unwrap().m,
+            f.config().unwrap().options.shard_bits,
+        )
+        .unwrap()
+        .shards();
         (0..shards)
             .map(|s| {
                 let key = f.shard_key(s);
@@ -96,7 +99,10 @@ mod live {
     }
 
     /// The Redis bitmap equals the local filter's bits byte for byte (MSB-first conversion).
-    fn assert_bit_identical(f: &mut BitmapBloom, local: &bloomlab::StandardBloom<bloomlab::hash::AnyHasher, bloomlab::hash::AnyStrategy>) {
+    fn assert_bit_identical(
+        f: &mut BitmapBloom,
+        local: &bloomlab::StandardBloom<bloomlab::hash::AnyHasher, bloomlab::hash::AnyStrategy>,
+    ) {
         let cfg = *f.config().unwrap();
         let layout = ShardLayout::new(cfg.m, cfg.options.shard_bits).unwrap();
         for (s, redis_bytes) in raw_shards(f).into_iter().enumerate() {
@@ -104,7 +110,10 @@ mod live {
             // Redis' string ends at its last set byte; the rest must be zero locally.
             assert!(redis_bytes.len() <= want.len(), "shard {s} too long");
             assert_eq!(redis_bytes[..], want[..redis_bytes.len()], "shard {s}");
-            assert!(want[redis_bytes.len()..].iter().all(|&b| b == 0), "shard {s} tail");
+            assert!(
+                want[redis_bytes.len()..].iter().all(|&b| b == 0),
+                "shard {s} tail"
+            );
         }
     }
 
@@ -141,7 +150,11 @@ mod live {
                     assert_eq!(f.positions(it).unwrap(), local.positions(it));
                 }
                 assert_bit_identical(&mut f, &local);
-                assert_eq!(f.export().unwrap().bit_vec(), local.bit_vec(), "{h}/{s}/{t}");
+                assert_eq!(
+                    f.export().unwrap().bit_vec(),
+                    local.bit_vec(),
+                    "{h}/{s}/{t}"
+                );
                 assert!(f.contains_many(&items).unwrap().iter().all(|&b| b));
                 f.delete().unwrap();
             }
@@ -298,7 +311,11 @@ mod live {
         let fpr = fp as f64 / 50_000.0;
         // Expected ≈ fill^k ≈ 0.01; 50,000 queries give a standard error of 0.00045.
         assert!((0.0075..0.0125).contains(&fpr), "fpr {fpr}");
-        assert!((info.fpr_at_fill - fpr).abs() < 0.002, "{} vs {fpr}", info.fpr_at_fill);
+        assert!(
+            (info.fpr_at_fill - fpr).abs() < 0.002,
+            "{} vs {fpr}",
+            info.fpr_at_fill
+        );
         f.delete().unwrap();
     }
 
@@ -371,10 +388,19 @@ mod live {
             let e = f.add_many(&keys(6, 200)).unwrap_err();
             let text = e.to_string();
             assert!(
-                matches!(e, Error::Redis { connection: false, .. }),
+                matches!(
+                    e,
+                    Error::Redis {
+                        connection: false,
+                        ..
+                    }
+                ),
                 "{t}: {e:?}"
             );
-            assert!(text.contains(&key) && text.contains("WRONGTYPE"), "{t}: {text}");
+            assert!(
+                text.contains(&key) && text.contains("WRONGTYPE"),
+                "{t}: {text}"
+            );
         }
         // try_init on a name whose shard is taken refuses to create the filter.
         let mut g = fresh(&url, "wrongtype2");
@@ -387,7 +413,9 @@ mod live {
         g.conn()
             .query::<()>(redis::cmd("DEL").arg(&k2), &k2)
             .unwrap();
-        f.conn().query::<()>(redis::cmd("DEL").arg(&key), &key).unwrap();
+        f.conn()
+            .query::<()>(redis::cmd("DEL").arg(&key), &key)
+            .unwrap();
         f.delete().unwrap();
         // The config key of another type.
         let mut h = fresh(&url, "wrongtype3");
@@ -399,14 +427,22 @@ mod live {
             .unwrap_err()
             .to_string();
         assert!(e.contains(&ck) && e.contains("WRONGTYPE"), "{e}");
-        h.conn().query::<()>(redis::cmd("DEL").arg(&ck), &ck).unwrap();
+        h.conn()
+            .query::<()>(redis::cmd("DEL").arg(&ck), &ck)
+            .unwrap();
     }
 
     #[test]
     fn unreachable_server_names_the_address() {
         // No server needed: nothing listens on port 1.
         let e = RedisConn::open("redis://127.0.0.1:1").unwrap_err();
-        assert!(matches!(e, Error::Redis { connection: true, .. }));
+        assert!(matches!(
+            e,
+            Error::Redis {
+                connection: true,
+                ..
+            }
+        ));
         assert!(e.to_string().contains("127.0.0.1:1"), "{e}");
     }
 
@@ -425,10 +461,19 @@ mod live {
             }
             (_, _, Ok(u)) => u,
         };
-        let e = BfFilter::reserve(RedisConn::open(&url).unwrap(), "bloomlab-test:nomod", 0.01, 100, false)
-            .unwrap_err();
+        let e = BfFilter::reserve(
+            RedisConn::open(&url).unwrap(),
+            "bloomlab-test:nomod",
+            0.01,
+            100,
+            false,
+        )
+        .unwrap_err();
         let text = e.to_string();
-        assert!(text.contains("module RedisBloom") && text.contains("BF.RESERVE"), "{text}");
+        assert!(
+            text.contains("module RedisBloom") && text.contains("BF.RESERVE"),
+            "{text}"
+        );
         let e = CfFilter::reserve(RedisConn::open(&url).unwrap(), "bloomlab-test:nomod", 100)
             .unwrap_err();
         assert!(e.to_string().contains("module RedisBloom"), "{e}");
@@ -454,11 +499,20 @@ mod live {
         let new = bf.add_many(&items).unwrap();
         assert!(new > 9_900, "{new}");
         assert!(bf.contains_many(&items).unwrap().iter().all(|&b| b));
-        let fp = bf.contains_many(&none).unwrap().iter().filter(|&&b| b).count();
+        let fp = bf
+            .contains_many(&none)
+            .unwrap()
+            .iter()
+            .filter(|&&b| b)
+            .count();
         assert!(fp < 400, "BF fpr {fp}/20000");
         assert!(bf.memory().unwrap() > 10_000);
         let info = bf.info().unwrap();
-        assert!(info.iter().any(|(k, v)| k == "Number of items inserted" && *v == new.to_string()), "{info:?}");
+        assert!(
+            info.iter()
+                .any(|(k, v)| k == "Number of items inserted" && *v == new.to_string()),
+            "{info:?}"
+        );
         bf.delete().unwrap();
         let mut c = RedisConn::open(&url).unwrap();
         c.query::<()>(redis::cmd("DEL").arg(&key), &key).unwrap();
@@ -496,7 +550,9 @@ mod live {
         std::thread::spawn(move || {
             for (n, client) in listener.incoming().take(3).enumerate() {
                 let Ok(client) = client else { return };
-                let Ok(server) = TcpStream::connect(&upstream) else { return };
+                let Ok(server) = TcpStream::connect(&upstream) else {
+                    return;
+                };
                 let (req, rep) = if n == 0 {
                     (cut_request, cut_reply)
                 } else {
@@ -515,7 +571,10 @@ mod live {
         let Some(url) = env("BLOOMLAB_REDIS_URL", "connection lost") else {
             return;
         };
-        let upstream = url.trim_start_matches("redis://").trim_end_matches('/').to_string();
+        let upstream = url
+            .trim_start_matches("redis://")
+            .trim_end_matches('/')
+            .to_string();
         let items = keys(8, 2000);
         // (what is cut, request bytes, reply bytes): the connection set-up and the config read
         // take a few hundred bytes each way; one batch of 2000 items is 14,000 positions.
@@ -536,21 +595,49 @@ mod live {
                     // (the whole 2.4 KB shard) instead.
                     g.add_many(&items).unwrap();
                     let e = g.contains_many(&items).unwrap_err();
-                    assert!(matches!(e, Error::Redis { connection: true, .. }), "{t}/{cut}: {e:?}");
-                    assert!(g.contains_many(&items).unwrap().iter().all(|&b| b), "{t}/{cut}");
+                    assert!(
+                        matches!(
+                            e,
+                            Error::Redis {
+                                connection: true,
+                                ..
+                            }
+                        ),
+                        "{t}/{cut}: {e:?}"
+                    );
+                    assert!(
+                        g.contains_many(&items).unwrap().iter().all(|&b| b),
+                        "{t}/{cut}"
+                    );
                 } else {
                     let e = g.add_many(&items).unwrap_err();
-                    assert!(matches!(e, Error::Redis { connection: true, .. }), "{t}/{cut}: {e:?}");
+                    assert!(
+                        matches!(
+                            e,
+                            Error::Redis {
+                                connection: true,
+                                ..
+                            }
+                        ),
+                        "{t}/{cut}: {e:?}"
+                    );
                     assert!(e.to_string().contains(&proxy), "{t}/{cut}: {e}");
                     // Re-running the batch (the handle reconnects) is safe and completes it.
                     g.add_many(&items).unwrap();
                 }
-                assert!(f.contains_many(&items).unwrap().iter().all(|&b| b), "{t}/{cut}");
+                assert!(
+                    f.contains_many(&items).unwrap().iter().all(|&b| b),
+                    "{t}/{cut}"
+                );
                 let mut local = f.local_empty().unwrap();
                 for it in &items {
                     local.insert(it);
                 }
-                assert_eq!(f.export().unwrap().bit_vec(), local.bit_vec(), "{t}/{cut}: stray bits");
+                assert_eq!(
+                    f.export().unwrap().bit_vec(),
+                    local.bit_vec(),
+                    "{t}/{cut}: stray bits"
+                );
                 f.delete().unwrap();
             }
         }
@@ -602,7 +689,9 @@ mod live {
     }
 
     fn aof_pid(conn: &mut RedisConn) -> u32 {
-        let info: String = conn.query(redis::cmd("INFO").arg("server"), "INFO").unwrap();
+        let info: String = conn
+            .query(redis::cmd("INFO").arg("server"), "INFO")
+            .unwrap();
         info.lines()
             .find_map(|l| l.strip_prefix("process_id:"))
             .unwrap()
@@ -622,7 +711,10 @@ mod live {
     }
 
     fn start_aof(script: &str) {
-        let st = std::process::Command::new("bash").arg(script).status().unwrap();
+        let st = std::process::Command::new("bash")
+            .arg(script)
+            .status()
+            .unwrap();
         assert!(st.success(), "{script} failed");
     }
 
@@ -642,13 +734,20 @@ mod live {
         // Round 1: SIGKILL right after the last acknowledged batch (no shutdown fsync).
         f.add_many(&items[..3000]).unwrap();
         let pid = aof_pid(f.conn());
-        let st = std::process::Command::new("kill").arg("-9").arg(pid.to_string()).status().unwrap();
+        let st = std::process::Command::new("kill")
+            .arg("-9")
+            .arg(pid.to_string())
+            .status()
+            .unwrap();
         assert!(st.success());
         wait_gone(pid);
         start_aof(&start);
         let mut g = BitmapBloom::new(RedisConn::open(&url).unwrap(), &name("aof")).unwrap();
         assert!(g.config().is_some(), "config survived");
-        assert!(g.contains_many(&items[..3000]).unwrap().iter().all(|&b| b), "after SIGKILL");
+        assert!(
+            g.contains_many(&items[..3000]).unwrap().iter().all(|&b| b),
+            "after SIGKILL"
+        );
         // Round 2: SHUTDOWN (graceful), through the handle that survived the kill (reconnects).
         g.add_many(&items[3000..]).unwrap();
         let pid = aof_pid(g.conn());
@@ -656,14 +755,100 @@ mod live {
         wait_gone(pid);
         // While the server is down: a typed connection error, no panic.
         let e = g.contains(&items[0]).unwrap_err();
-        assert!(matches!(e, Error::Redis { connection: true, .. }), "{e:?}");
+        assert!(
+            matches!(
+                e,
+                Error::Redis {
+                    connection: true,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
         start_aof(&start);
-        assert!(g.contains_many(&items).unwrap().iter().all(|&b| b), "after SHUTDOWN");
+        assert!(
+            g.contains_many(&items).unwrap().iter().all(|&b| b),
+            "after SHUTDOWN"
+        );
         let mut local = g.local_empty().unwrap();
         for it in &items {
             local.insert(it);
         }
         assert_eq!(g.export().unwrap().bit_vec(), local.bit_vec());
         g.delete().unwrap();
+    }
+
+    #[test]
+    fn penetration_demo_keeps_missing_ids_away_from_the_database() {
+        use bloomlab::redis::penetration::{self, PenetrationConfig};
+        let Some(url) = env("BLOOMLAB_REDIS_URL", "penetration demo") else {
+            return;
+        };
+        let dir = std::env::temp_dir().join(format!("bloomlab-pen-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let cfg = PenetrationConfig {
+            products: 2000,
+            requests: 6000,
+            missing_share: 0.5,
+            prefix: name("penetration"),
+            ..PenetrationConfig::default()
+        };
+        let mut cache = RedisConn::open(&url).unwrap();
+        let r = penetration::run(&mut cache, RedisConn::open(&url).unwrap(), &dir.join("db.sqlite"), &cfg)
+            .unwrap();
+        let w = penetration::workload(&cfg);
+        let missing = w.iter().filter(|r| !r.1).count() as u64;
+        let distinct_existing = w
+            .iter()
+            .filter(|r| r.1)
+            .map(|r| r.0)
+            .collect::<std::collections::HashSet<_>>()
+            .len() as u64;
+        // Without the filter every missing id (practically all distinct) and every first
+        // request of an existing id reaches the database.
+        assert_eq!(r.without.db_queries, missing + distinct_existing, "{r:?}");
+        assert_eq!(r.without.found, 6000 - missing);
+        // With it, only the filter's false positives (p = 0.1 %) of the missing ids do.
+        assert_eq!(r.with.filter_false_negatives, 0);
+        assert_eq!(r.with.found, 6000 - missing);
+        assert_eq!(r.with.filter_rejects, missing - r.with.filter_false_positives);
+        assert!(r.with.filter_false_positives < 15, "{r:?}");
+        assert_eq!(r.with.db_queries, distinct_existing + r.with.filter_false_positives);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn cli_compare_writes_csv_and_names_an_unreachable_server() {
+        let Some(url) = env("BLOOMLAB_REDIS_URL", "bloomlab redis compare") else {
+            return;
+        };
+        let bin = env!("CARGO_BIN_EXE_bloomlab");
+        let dir = std::env::temp_dir().join(format!("bloomlab-cli-test-{}", std::process::id()));
+        let out = dir.join("compare.csv");
+        let mut cmd = std::process::Command::new(bin);
+        cmd.args(["redis", "compare", "--url", &url, "--n", "3000", "--p", "1%", "--batch", "500"])
+            .arg("--out")
+            .arg(&out);
+        if std::env::var("BLOOMLAB_REDISBLOOM").as_deref() != Ok("1") {
+            cmd.arg("--no-module");
+        }
+        let o = cmd.output().unwrap();
+        let stdout = String::from_utf8_lossy(&o.stdout);
+        assert!(o.status.success(), "{stdout}{}", String::from_utf8_lossy(&o.stderr));
+        assert!(stdout.contains("adds/s") && stdout.contains("bitmap"), "{stdout}");
+        let csv = std::fs::read_to_string(&out).unwrap();
+        let rows: Vec<&str> = csv.lines().skip(1).collect();
+        assert!(rows.len() >= Transport::ALL.len(), "{csv}");
+        let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+        let fneg = header.iter().position(|h| *h == "false_negatives").unwrap();
+        assert!(rows.iter().all(|r| r.split(',').nth(fneg) == Some("0")), "{csv}");
+        std::fs::remove_dir_all(&dir).unwrap();
+        let o = std::process::Command::new(bin)
+            .args(["redis", "compare", "--url", "redis://127.0.0.1:1", "--n", "10"])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("127.0.0.1:1") && !err.contains("panicked"), "{err}");
     }
 }

@@ -132,8 +132,8 @@ impl RedisConn {
                     .map_err(|e| unreachable(e, &self.addr))?,
             ))
         } else {
-            let client =
-                redis::Client::open(self.urls[0].as_str()).map_err(|e| unreachable(e, &self.addr))?;
+            let client = redis::Client::open(self.urls[0].as_str())
+                .map_err(|e| unreachable(e, &self.addr))?;
             let con = client
                 .get_connection_with_timeout(CONNECT_TIMEOUT)
                 .map_err(|e| unreachable(e, &self.addr))?;
@@ -159,7 +159,8 @@ impl RedisConn {
         self.cluster
     }
 
-    /// Round trips made so far (a pipeline or a script call is one).
+    /// Round trips made so far (a pipeline or a script call is one; the first call of a script on
+    /// a server that does not have it cached also loads it, two more round trips not counted).
     #[must_use]
     pub fn round_trips(&self) -> u64 {
         self.round_trips
@@ -257,7 +258,10 @@ mod tests {
     #[test]
     fn addresses_for_messages() {
         assert_eq!(display_addr("redis://127.0.0.1:6390"), "127.0.0.1:6390");
-        assert_eq!(display_addr("redis://:pw@127.0.0.1:6390/2"), "127.0.0.1:6390");
+        assert_eq!(
+            display_addr("redis://:pw@127.0.0.1:6390/2"),
+            "127.0.0.1:6390"
+        );
         assert_eq!(display_addr("127.0.0.1:1"), "127.0.0.1:1");
     }
 

@@ -73,7 +73,13 @@ impl BfFilter {
     ///
     /// # Errors
     /// [`Error::Redis`] naming the module when it is not loaded, or the key when it exists.
-    pub fn reserve(mut conn: RedisConn, key: &str, p: f64, n: u64, nonscaling: bool) -> Result<Self> {
+    pub fn reserve(
+        mut conn: RedisConn,
+        key: &str,
+        p: f64,
+        n: u64,
+        nonscaling: bool,
+    ) -> Result<Self> {
         let mut c = redis::cmd("BF.RESERVE");
         c.arg(key).arg(p).arg(n);
         if nonscaling {
@@ -148,7 +154,10 @@ impl BfFilter {
     pub fn info(&mut self) -> Result<Vec<(String, String)>> {
         let v: Value = self
             .conn
-            .query(redis::cmd("BF.INFO").arg(&self.key), &format!("key {}", self.key))
+            .query(
+                redis::cmd("BF.INFO").arg(&self.key),
+                &format!("key {}", self.key),
+            )
             .map_err(|e| module_error(&self.conn, e, "BF.INFO"))?;
         Ok(pairs(v))
     }
@@ -187,9 +196,10 @@ impl CfFilter {
     /// # Errors
     /// [`Error::Redis`] naming the module when it is not loaded.
     pub fn reserve(mut conn: RedisConn, key: &str, capacity: u64) -> Result<Self> {
-        if let Err(e) =
-            conn.query::<()>(redis::cmd("CF.RESERVE").arg(key).arg(capacity), &format!("key {key}"))
-        {
+        if let Err(e) = conn.query::<()>(
+            redis::cmd("CF.RESERVE").arg(key).arg(capacity),
+            &format!("key {key}"),
+        ) {
             return Err(module_error(&conn, e, "CF.RESERVE"));
         }
         Ok(Self {
@@ -261,7 +271,10 @@ impl CfFilter {
     pub fn info(&mut self) -> Result<Vec<(String, String)>> {
         let v: Value = self
             .conn
-            .query(redis::cmd("CF.INFO").arg(&self.key), &format!("key {}", self.key))
+            .query(
+                redis::cmd("CF.INFO").arg(&self.key),
+                &format!("key {}", self.key),
+            )
             .map_err(|e| module_error(&self.conn, e, "CF.INFO"))?;
         Ok(pairs(v))
     }
@@ -299,7 +312,11 @@ fn text(v: &Value) -> String {
 /// A flat `[name, value, name, value, …]` array (RESP2) or a map (RESP3) as pairs.
 fn pairs(v: Value) -> Vec<(String, String)> {
     match v {
-        Value::Array(a) => a.chunks(2).filter(|c| c.len() == 2).map(|c| (text(&c[0]), text(&c[1]))).collect(),
+        Value::Array(a) => a
+            .chunks(2)
+            .filter(|c| c.len() == 2)
+            .map(|c| (text(&c[0]), text(&c[1])))
+            .collect(),
         Value::Map(m) => m.iter().map(|(a, b)| (text(a), text(b))).collect(),
         _ => Vec::new(),
     }

@@ -121,9 +121,11 @@ impl ProductDb {
         )
         .map_err(|e| db_err(&p, &e))?;
         let (count, max): (i64, i64) = conn
-            .query_row("SELECT COUNT(*), COALESCE(MAX(id), 0) FROM products", [], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })
+            .query_row(
+                "SELECT COUNT(*), COALESCE(MAX(id), 0) FROM products",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
             .map_err(|e| db_err(&p, &e))?;
         let want = i64::try_from(products).unwrap_or(i64::MAX);
         if count != want || max != want {
@@ -269,7 +271,11 @@ pub fn run_mode(
     requests: &[(u64, bool)],
     key_prefix: &str,
 ) -> Result<ModeReport> {
-    let mode = if filter.is_some() { "filter" } else { "no-filter" };
+    let mode = if filter.is_some() {
+        "filter"
+    } else {
+        "no-filter"
+    };
     let q0 = db.queries();
     let mut r = ModeReport {
         mode,
@@ -403,7 +409,10 @@ pub fn run(
         &requests,
         &format!("{}:withfilter", cfg.prefix),
     )?;
-    let c = f.config().copied().ok_or_else(|| Error::Corrupt("filter vanished".into()))?;
+    let c = f
+        .config()
+        .copied()
+        .ok_or_else(|| Error::Corrupt("filter vanished".into()))?;
     f.delete()?;
     Ok(PenetrationReport {
         without,
@@ -429,7 +438,11 @@ mod tests {
         let w = workload(&cfg);
         let missing = w.iter().filter(|r| !r.1).count() as f64 / w.len() as f64;
         assert!((missing - 0.3).abs() < 0.02, "{missing}");
-        assert!(w.iter().all(|&(id, e)| if e { (1..=1000).contains(&id) } else { id > 1000 }));
+        assert!(w.iter().all(|&(id, e)| if e {
+            (1..=1000).contains(&id)
+        } else {
+            id > 1000
+        }));
         let none = workload(&PenetrationConfig {
             missing_share: 0.0,
             ..cfg.clone()

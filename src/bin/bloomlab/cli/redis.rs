@@ -112,7 +112,9 @@ fn parse_p(s: &str) -> std::result::Result<f64, String> {
     };
     match v {
         Some(p) if p > 0.0 && p < 1.0 => Ok(p),
-        _ => Err(format!("'{s}': a probability in (0, 1), e.g. 0.01, 1% or 1/100")),
+        _ => Err(format!(
+            "'{s}': a probability in (0, 1), e.g. 0.01, 1% or 1/100"
+        )),
     }
 }
 
@@ -247,9 +249,12 @@ fn compare(a: &CompareArgs) -> Result<()> {
             f.add_many(c).map(|_| Vec::new())
         })?;
         let round_trips = f.conn().round_trips() - r0;
-        let hits = timed(&present[..hits_n], a.batch, &format!("bitmap/{t} query hit"), |c| {
-            f.contains_many(c)
-        })?;
+        let hits = timed(
+            &present[..hits_n],
+            a.batch,
+            &format!("bitmap/{t} query hit"),
+            |c| f.contains_many(c),
+        )?;
         let misses = timed(&absent, a.batch, &format!("bitmap/{t} query miss"), |c| {
             f.contains_many(c)
         })?;
@@ -270,47 +275,58 @@ fn compare(a: &CompareArgs) -> Result<()> {
     }
 
     if !a.no_module {
-        let key = format!("{prefix}:bf");
-        let mut c = RedisConn::open(&a.url)?;
-        c.query::<()>(redis::cmd("DEL").arg(&key), &key)?;
-        let mut bf = BfFilter::reserve(c, &key, a.p, a.n, false)?;
-        bf.set_batch(a.batch);
-        let r0 = bf.conn().round_trips();
-        let (_, adds_s) = timed(&present, a.batch, "redisbloom BF.MADD", |c| {
-            bf.add_many(c).map(|_| Vec::new())
-        })?;
-        let round_trips = bf.conn().round_trips() - r0;
-        let hits = timed(&present[..hits_n], a.batch, "redisbloom BF.MEXISTS hit", |c| {
-            bf.contains_many(c)
-        })?;
-        let misses = timed(&absent, a.batch, "redisbloom BF.MEXISTS miss", |c| {
-            bf.contains_many(c)
-        })?;
-        let memory = bf.memory()?;
-        let info = bf.info()?;
-        bf.delete()?;
-        let mut r = row(
-            "redisbloom-bf",
-            "BF.MADD/BF.MEXISTS",
-            a,
-            &Measured {
-                adds_s,
-                hits,
-                misses,
-                memory,
-                round_trips,
-            },
-        );
-        r.transport = format!(
-            "{} ({})",
-            r.transport,
-            info.iter()
-                .filter(|(k, _)| k == "Size" || k == "Number of filters")
-                .map(|(k, v)| format!("{k} {v}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-        rows.push(r);
+        // RedisBloom's default (scaling) filter gives its first layer half the asked rate so the
+        // whole series stays under p; NONSCALING uses p itself — both are shown.
+        for nonscaling in [false, true] {
+            let key = format!("{prefix}:bf");
+            let mut c = RedisConn::open(&a.url)?;
+            c.query::<()>(redis::cmd("DEL").arg(&key), &key)?;
+            let mut bf = BfFilter::reserve(c, &key, a.p, a.n, nonscaling)?;
+            bf.set_batch(a.batch);
+            let r0 = bf.conn().round_trips();
+            let (_, adds_s) = timed(&present, a.batch, "redisbloom BF.MADD", |c| {
+                bf.add_many(c).map(|_| Vec::new())
+            })?;
+            let round_trips = bf.conn().round_trips() - r0;
+            let hits = timed(
+                &present[..hits_n],
+                a.batch,
+                "redisbloom BF.MEXISTS hit",
+                |c| bf.contains_many(c),
+            )?;
+            let misses = timed(&absent, a.batch, "redisbloom BF.MEXISTS miss", |c| {
+                bf.contains_many(c)
+            })?;
+            let memory = bf.memory()?;
+            let info = bf.info()?;
+            bf.delete()?;
+            let mut r = row(
+                if nonscaling {
+                    "redisbloom-bf-nonscaling"
+                } else {
+                    "redisbloom-bf"
+                },
+                "BF.MADD/BF.MEXISTS",
+                a,
+                &Measured {
+                    adds_s,
+                    hits,
+                    misses,
+                    memory,
+                    round_trips,
+                },
+            );
+            r.transport = format!(
+                "{} ({})",
+                r.transport,
+                info.iter()
+                    .filter(|(k, _)| k == "Size" || k == "Number of filters")
+                    .map(|(k, v)| format!("{k} {v}"))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            );
+            rows.push(r);
+        }
 
         let key = format!("{prefix}:cf");
         let mut c = RedisConn::open(&a.url)?;
@@ -322,9 +338,12 @@ fn compare(a: &CompareArgs) -> Result<()> {
             cf.add_many(c).map(|_| Vec::new())
         })?;
         let round_trips = cf.conn().round_trips() - r0;
-        let hits = timed(&present[..hits_n], a.batch, "redisbloom CF.MEXISTS hit", |c| {
-            cf.contains_many(c)
-        })?;
+        let hits = timed(
+            &present[..hits_n],
+            a.batch,
+            "redisbloom CF.MEXISTS hit",
+            |c| cf.contains_many(c),
+        )?;
         let misses = timed(&absent, a.batch, "redisbloom CF.MEXISTS miss", |c| {
             cf.contains_many(c)
         })?;
@@ -386,11 +405,15 @@ fn print_compare(a: &CompareArgs, rows: &[Row]) {
             r.round_trips
         );
     }
-    if let Some(bf) = rows.iter().find(|r| r.filter == "redisbloom-bf") {
+    for bf in rows
+        .iter()
+        .filter(|r| r.filter.starts_with("redisbloom-bf"))
+    {
         for r in rows.iter().filter(|r| r.filter == "bitmap") {
             println!(
-                "bitmap/{} vs RedisBloom BF: adds {:.2}x, hit queries {:.2}x, miss queries {:.2}x, memory {:.2}x",
+                "bitmap/{:<9} vs {:<24}: adds {:.2}x, hit queries {:.2}x, miss queries {:.2}x, memory {:.2}x",
                 r.transport,
+                bf.filter,
                 r.adds_per_s / bf.adds_per_s,
                 r.hit_queries_per_s / bf.hit_queries_per_s,
                 r.miss_queries_per_s / bf.miss_queries_per_s,
@@ -450,10 +473,9 @@ fn penetration(a: &PenetrationArgs) -> Result<()> {
         ..PenetrationConfig::default()
     };
     cfg.check()?;
-    let db = a
-        .db
-        .clone()
-        .unwrap_or_else(|| std::env::temp_dir().join("bloomlab-penetration.sqlite"));
+    let db =
+        a.db.clone()
+            .unwrap_or_else(|| std::env::temp_dir().join("bloomlab-penetration.sqlite"));
     let mut cache = RedisConn::open(&a.url)?;
     let filter_conn = RedisConn::open(&a.url)?;
     let pb = ProgressBar::new_spinner();
