@@ -794,8 +794,13 @@ mod live {
             ..PenetrationConfig::default()
         };
         let mut cache = RedisConn::open(&url).unwrap();
-        let r = penetration::run(&mut cache, RedisConn::open(&url).unwrap(), &dir.join("db.sqlite"), &cfg)
-            .unwrap();
+        let r = penetration::run(
+            &mut cache,
+            RedisConn::open(&url).unwrap(),
+            &dir.join("db.sqlite"),
+            &cfg,
+        )
+        .unwrap();
         let w = penetration::workload(&cfg);
         let missing = w.iter().filter(|r| !r.1).count() as u64;
         let distinct_existing = w
@@ -811,9 +816,15 @@ mod live {
         // With it, only the filter's false positives (p = 0.1 %) of the missing ids do.
         assert_eq!(r.with.filter_false_negatives, 0);
         assert_eq!(r.with.found, 6000 - missing);
-        assert_eq!(r.with.filter_rejects, missing - r.with.filter_false_positives);
+        assert_eq!(
+            r.with.filter_rejects,
+            missing - r.with.filter_false_positives
+        );
         assert!(r.with.filter_false_positives < 15, "{r:?}");
-        assert_eq!(r.with.db_queries, distinct_existing + r.with.filter_false_positives);
+        assert_eq!(
+            r.with.db_queries,
+            distinct_existing + r.with.filter_false_positives
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -826,29 +837,51 @@ mod live {
         let dir = std::env::temp_dir().join(format!("bloomlab-cli-test-{}", std::process::id()));
         let out = dir.join("compare.csv");
         let mut cmd = std::process::Command::new(bin);
-        cmd.args(["redis", "compare", "--url", &url, "--n", "3000", "--p", "1%", "--batch", "500"])
-            .arg("--out")
-            .arg(&out);
+        cmd.args([
+            "redis", "compare", "--url", &url, "--n", "3000", "--p", "1%", "--batch", "500",
+        ])
+        .arg("--out")
+        .arg(&out);
         if std::env::var("BLOOMLAB_REDISBLOOM").as_deref() != Ok("1") {
             cmd.arg("--no-module");
         }
         let o = cmd.output().unwrap();
         let stdout = String::from_utf8_lossy(&o.stdout);
-        assert!(o.status.success(), "{stdout}{}", String::from_utf8_lossy(&o.stderr));
-        assert!(stdout.contains("adds/s") && stdout.contains("bitmap"), "{stdout}");
+        assert!(
+            o.status.success(),
+            "{stdout}{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(
+            stdout.contains("adds/s") && stdout.contains("bitmap"),
+            "{stdout}"
+        );
         let csv = std::fs::read_to_string(&out).unwrap();
         let rows: Vec<&str> = csv.lines().skip(1).collect();
         assert!(rows.len() >= Transport::ALL.len(), "{csv}");
         let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
         let fneg = header.iter().position(|h| *h == "false_negatives").unwrap();
-        assert!(rows.iter().all(|r| r.split(',').nth(fneg) == Some("0")), "{csv}");
+        assert!(
+            rows.iter().all(|r| r.split(',').nth(fneg) == Some("0")),
+            "{csv}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
         let o = std::process::Command::new(bin)
-            .args(["redis", "compare", "--url", "redis://127.0.0.1:1", "--n", "10"])
+            .args([
+                "redis",
+                "compare",
+                "--url",
+                "redis://127.0.0.1:1",
+                "--n",
+                "10",
+            ])
             .output()
             .unwrap();
         assert_eq!(o.status.code(), Some(2));
         let err = String::from_utf8_lossy(&o.stderr);
-        assert!(err.contains("127.0.0.1:1") && !err.contains("panicked"), "{err}");
+        assert!(
+            err.contains("127.0.0.1:1") && !err.contains("panicked"),
+            "{err}"
+        );
     }
 }

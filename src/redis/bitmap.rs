@@ -51,14 +51,14 @@ pub enum Transport {
 }
 
 /// [`Transport::Auto`] adds by the bulk path when it moves at most this many bitmap bytes per
-/// bit operation. On loopback the two paths broke even near 170 bytes per bit (n = 10⁶,
-/// batches of 1000: 41,652 vs 46,178 adds/s, results/redis/README.md); 64 leaves room for a
-/// slower network and for the AOF/replication volume a bulk add writes.
+/// bit operation. On loopback, at 170 bytes per bit (n = 10⁶, batches of 1000) bulk adds ran
+/// at 0.73–0.90× of bitfield's rate, at 17 bytes per bit 21× faster (results/redis/README.md);
+/// 64 leaves room for a slower network and for the AOF/replication volume a bulk add writes.
 pub const BULK_ADD_BYTES_PER_BIT: u64 = 64;
 
 /// [`Transport::Auto`] queries by the bulk path when it reads at most this many bitmap bytes
-/// per bit looked up. On loopback a bulk query was still 4× faster at 170 bytes per bit
-/// (250,833 vs 57,105 queries/s); 256 is a conservative crossover.
+/// per bit looked up. On loopback bulk queries were still 2.8–4.4× faster than bitfield's at
+/// 170 bytes per bit (results/redis/README.md); 256 is a conservative crossover.
 pub const BULK_QUERY_BYTES_PER_BIT: u64 = 256;
 
 impl Transport {

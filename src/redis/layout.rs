@@ -55,7 +55,7 @@ impl ShardLayout {
     /// [`Error::InvalidParameter`] for `m = 0` or a bad shard size.
     pub fn new(m: u64, shard_bits: u64) -> Result<Self> {
         crate::theory::check_m(m)?;
-        if shard_bits == 0 || shard_bits % 64 != 0 || shard_bits > Self::MAX_SHARD_BITS {
+        if shard_bits == 0 || !shard_bits.is_multiple_of(64) || shard_bits > Self::MAX_SHARD_BITS {
             return Err(Error::invalid(
                 Param::Other("shard-bits"),
                 shard_bits,

@@ -7,7 +7,8 @@
 //! | [`module::BfFilter`], [`module::CfFilter`] | on the server | the RedisBloom module (`BF.*`, `CF.*`) |
 //!
 //! Every batch operation costs one round trip ([`Transport`] says how the bit operations
-//! travel), never k round trips per item. Failures are [`crate::Error::Redis`], naming the server,
+//! travel: per bit by `SETBIT`/`BITFIELD`/Lua, or word-parallel by a delta bitmap and
+//! `BITOP OR` for big batches), never k round trips per item. Failures are [`crate::Error::Redis`], naming the server,
 //! the key or the module.
 //!
 //! [`penetration`] runs the articles' cache-penetration guard (filter → cache → database) against
