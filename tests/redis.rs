@@ -448,9 +448,10 @@ mod live {
 
     #[test]
     fn missing_module_names_the_module() {
-        // Any server without RedisBloom: the AOF instance, or the main one when it lacks it.
+        // Any server without RedisBloom: the cluster nodes (never restarted by a test, unlike
+        // the AOF instance), else the main server when it lacks the module.
         let url = match (
-            std::env::var("BLOOMLAB_REDIS_AOF_URL"),
+            std::env::var("BLOOMLAB_REDIS_CLUSTER"),
             std::env::var("BLOOMLAB_REDISBLOOM").as_deref(),
             std::env::var("BLOOMLAB_REDIS_URL"),
         ) {
