@@ -35,6 +35,22 @@ impl Sip13 {
     pub fn keyed(k0: u64, k1: u64) -> Self {
         Self { k0, k1 }
     }
+
+    /// Keyed with 16 key bytes (`k0` = the first 8 little-endian, `k1` = the last 8, as
+    /// `siphasher`'s `new_with_key` reads them).
+    #[must_use]
+    pub fn with_key(key: &[u8; 16]) -> Self {
+        let (mut a, mut b) = ([0u8; 8], [0u8; 8]);
+        a.copy_from_slice(&key[..8]);
+        b.copy_from_slice(&key[8..]);
+        Self::keyed(u64::from_le_bytes(a), u64::from_le_bytes(b))
+    }
+
+    /// The key `(k0, k1)` (needed to persist a filter; treat it as a secret).
+    #[must_use]
+    pub fn key(&self) -> (u64, u64) {
+        (self.k0, self.k1)
+    }
 }
 
 impl ItemHasher for Sip13 {
@@ -68,6 +84,22 @@ impl Sip24 {
     pub fn keyed(k0: u64, k1: u64) -> Self {
         Self { k0, k1 }
     }
+
+    /// Keyed with 16 key bytes (`k0` = the first 8 little-endian, `k1` = the last 8, as
+    /// `siphasher`'s `new_with_key` reads them).
+    #[must_use]
+    pub fn with_key(key: &[u8; 16]) -> Self {
+        let (mut a, mut b) = ([0u8; 8], [0u8; 8]);
+        a.copy_from_slice(&key[..8]);
+        b.copy_from_slice(&key[8..]);
+        Self::keyed(u64::from_le_bytes(a), u64::from_le_bytes(b))
+    }
+
+    /// The key `(k0, k1)` (needed to persist a filter; treat it as a secret).
+    #[must_use]
+    pub fn key(&self) -> (u64, u64) {
+        (self.k0, self.k1)
+    }
 }
 
 impl ItemHasher for Sip24 {
@@ -99,6 +131,12 @@ impl Wyhash {
     pub fn with_seed(seed: u64) -> Self {
         Self { seed }
     }
+
+    /// The seed.
+    #[must_use]
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
 }
 
 impl ItemHasher for Wyhash {
@@ -126,6 +164,12 @@ impl Xxh3 {
     #[must_use]
     pub fn with_seed(seed: u64) -> Self {
         Self { seed }
+    }
+
+    /// The seed.
+    #[must_use]
+    pub fn seed(&self) -> u64 {
+        self.seed
     }
 }
 
@@ -160,6 +204,12 @@ impl Xxh64 {
     pub fn with_seed(seed: u64) -> Self {
         Self { seed }
     }
+
+    /// The seed.
+    #[must_use]
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
 }
 
 impl ItemHasher for Xxh64 {
@@ -187,6 +237,12 @@ impl Murmur3 {
     #[must_use]
     pub fn with_seed(seed: u32) -> Self {
         Self { seed }
+    }
+
+    /// The seed.
+    #[must_use]
+    pub fn seed(&self) -> u32 {
+        self.seed
     }
 }
 
@@ -217,6 +273,12 @@ impl Fx {
     pub fn with_seed(seed: u64) -> Self {
         Self { seed }
     }
+
+    /// The seed.
+    #[must_use]
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
 }
 
 impl ItemHasher for Fx {
@@ -246,6 +308,12 @@ impl Fnv1a {
     #[must_use]
     pub fn with_seed(seed: u64) -> Self {
         Self { seed }
+    }
+
+    /// The seed.
+    #[must_use]
+    pub fn seed(&self) -> u64 {
+        self.seed
     }
 }
 
@@ -282,6 +350,12 @@ impl Weak {
     #[must_use]
     pub fn with_seed(seed: u64) -> Self {
         Self { seed }
+    }
+
+    /// The seed.
+    #[must_use]
+    pub fn seed(&self) -> u64 {
+        self.seed
     }
 }
 
