@@ -63,7 +63,7 @@ impl StandardBloom<Sip24, EnhancedDoubleHashing> {
     /// use bloomlab::{Filter, StandardBloom};
     /// let key: [u8; 16] = *b"a secret 16B key"; // in real use: 16 bytes from a CSPRNG
     /// let mut f = StandardBloom::keyed(10_000, 0.01, key).unwrap();
-    /// assert_eq!((f.bits(), f.k()), (95_851, 7));
+    /// assert_eq!((f.bits(), f.k()), (95_850, 7));   // same sizing as with_rate
     /// f.insert(b"apple");
     /// assert!(f.contains(b"apple"));
     /// // Another key places the same item elsewhere:
