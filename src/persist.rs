@@ -80,7 +80,7 @@
 use crate::bits::{BitVec, try_zeroed};
 use crate::error::{Error, Result};
 use crate::filter::{Filter, FilterKind};
-use crate::filters::StandardBloom;
+use crate::filters::{ConcurrentBloom, StandardBloom};
 use crate::hash::{
     AnyHasher, AnyStrategy, DoubleHashing, EnhancedDoubleHashing, Fnv1a, Fx, Guava32, Guava64,
     HashId, Independent, IndexStrategy, ItemHasher, Murmur3, Sip13, Sip24, StrategyId, Weak,
@@ -597,6 +597,39 @@ impl<H: PersistHasher, S: PersistStrategy> Persist for StandardBloom<H, S> {
         }
         let bits = BitVec::from_words(words, m)?;
         StandardBloom::from_bits(bits, k, len, hasher, strategy)
+    }
+}
+
+/// A concurrent filter is saved as the standard filter it is (same kind byte, same payload), so
+/// either type loads the other's files.
+impl<H: PersistHasher, S: PersistStrategy> Persist for ConcurrentBloom<H, S> {
+    const KIND: FilterKind = FilterKind::Standard;
+    fn identity(&self) -> Identity {
+        Identity {
+            hash: self.hasher().id(),
+            key: self.hasher().key_material(),
+            strategy: Some(self.strategy().id()),
+        }
+    }
+    fn params(&self) -> Vec<u8> {
+        let mut p = Vec::with_capacity(24);
+        p.extend_from_slice(&self.bits().to_le_bytes());
+        p.extend_from_slice(&self.k().to_le_bytes());
+        p.extend_from_slice(&0u32.to_le_bytes());
+        p.extend_from_slice(&self.len().to_le_bytes());
+        p
+    }
+    fn payload_len(&self) -> u64 {
+        self.bits().div_ceil(64) * 8
+    }
+    fn write_payload(&self, w: &mut dyn Write) -> io::Result<()> {
+        let snap = self
+            .snapshot()
+            .map_err(|e| io::Error::new(io::ErrorKind::OutOfMemory, e.to_string()))?;
+        write_words_le(snap.bit_vec().words(), w)
+    }
+    fn decode(id: &Identity, params: &[u8], payload: &[u8]) -> Result<Self> {
+        StandardBloom::decode(id, params, payload).map(ConcurrentBloom::from_standard)
     }
 }
 

@@ -164,6 +164,12 @@ impl<H: ItemHasher, S: IndexStrategy> StandardBloom<H, S> {
         &self.bits
     }
 
+    /// The bit array, taking the filter apart.
+    #[must_use]
+    pub fn into_bit_vec(self) -> BitVec {
+        self.bits
+    }
+
     /// The hasher.
     #[must_use]
     pub fn hasher(&self) -> &H {
