@@ -25,6 +25,10 @@ enum Cmd {
     Measure(cli::measure::Args),
     /// The articles' m = 16, k = 3 example (apple, banana, grape, cherry), step by step.
     Walkthrough(cli::walkthrough::Args),
+    /// Build a filter from a file of keys (one per line) and save it.
+    Build(cli::build::Args),
+    /// Ask a saved filter about keys (exit 0: some maybe present, 1: all absent, 2: error).
+    Query(cli::query::Args),
 }
 
 fn main() -> ExitCode {
@@ -47,6 +51,8 @@ fn main() -> ExitCode {
         Some(Cmd::Calc(a)) => cli::calc::run(&a),
         Some(Cmd::Measure(a)) => cli::measure::run(&a),
         Some(Cmd::Walkthrough(a)) => cli::walkthrough::run(&a),
+        Some(Cmd::Build(a)) => cli::build::run(&a),
+        Some(Cmd::Query(a)) => return cli::query::run(&a),
         None => {
             if std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {
                 tui::run()
