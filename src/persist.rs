@@ -802,7 +802,13 @@ pub fn write_atomic(
     }
     #[cfg(not(unix))]
     let _ = private;
-    let file = oo.open(&tmp).map_err(|e| io_err(&tmp, &e))?;
+    let file = oo.open(&tmp).map_err(|e| {
+        let why = format!(
+            "cannot create a temporary file in {}: {e}",
+            dir.display()
+        );
+        io_err(path, &io::Error::new(e.kind(), why))
+    })?;
     let result = (|| -> io::Result<()> {
         let mut bw = io::BufWriter::with_capacity(1 << 16, file);
         write(&mut bw)?;

@@ -37,8 +37,13 @@ fn main() -> ExitCode {
         Err(e) if e.use_stderr() => {
             // One line that names the flag and the valid range; exit status 2.
             let text = e.render().to_string();
-            let first = text.lines().next().unwrap_or("error: invalid arguments");
-            eprintln!("{first}");
+            let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+            let first = lines.next().unwrap_or("error: invalid arguments");
+            // "the following required arguments were not provided:" names them on the next line.
+            match lines.next().filter(|_| first.ends_with(':')) {
+                Some(what) => eprintln!("{first} {}", what.trim()),
+                None => eprintln!("{first}"),
+            }
             return ExitCode::from(2);
         }
         Err(e) => {

@@ -35,16 +35,16 @@ pub struct Args {
     #[arg(long, value_parser = parse_filter, default_value = "standard")]
     pub filter: FilterKind,
     /// Target false-positive rate, strictly between 0 and 1 (0.01, 1%, 1/100).
-    #[arg(long, value_parser = parse_p, required_unless_present = "m")]
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_p, required_unless_present = "m")]
     pub p: Option<f64>,
     /// Bits (or a size with units: 64KiB, 1.2MB) instead of --p.
-    #[arg(long, value_parser = parse_m, conflicts_with = "p")]
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_m, conflicts_with = "p")]
     pub m: Option<u64>,
     /// Hash functions, 1 to 64 (default: optimal for m and n).
-    #[arg(long, value_parser = parse_k)]
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_k)]
     pub k: Option<u32>,
     /// Design capacity (default: the number of non-empty lines, counted in a first pass).
-    #[arg(long, value_parser = parse_n)]
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_n)]
     pub n: Option<u64>,
     /// Hash: sip13, sip24, wyhash, xxh3, xxh64, murmur3, fx, fnv1a, weak.
     #[arg(long, value_parser = parse_hash, default_value = "xxh3")]
@@ -53,7 +53,7 @@ pub struct Args {
     #[arg(long, value_parser = parse_strategy, default_value = "enhanced-double")]
     pub strategy: StrategyId,
     /// Hash seed (stored in the file; not a secret).
-    #[arg(long, default_value_t = 0, conflicts_with = "key_file")]
+    #[arg(long, allow_hyphen_values = true, default_value_t = 0, conflicts_with = "key_file")]
     pub seed: u64,
     /// File holding a secret 128-bit SipHash key as 32 hex digits (needs --hash sip24 or sip13).
     /// The key is withheld from the output file unless --store-key is given.
