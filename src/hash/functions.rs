@@ -23,10 +23,19 @@ fn widen(h: u64) -> Hash128 {
 
 /// SipHash-1-3 with 128-bit output (the `siphasher` crate), keyed by `(k0, k1)`.
 /// The default key is zero; use [`Sip13::keyed`] with a secret key for untrusted input.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
 pub struct Sip13 {
     k0: u64,
     k1: u64,
+}
+
+/// Debug output never shows a secret key (a filter's `{:?}` may end up in logs): a zero key
+/// prints as `0`, any other as `<secret>`.
+impl std::fmt::Debug for Sip13 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let key = if self.k0 == 0 && self.k1 == 0 { "0" } else { "<secret>" };
+        f.debug_struct("Sip13").field("key", &key).finish()
+    }
 }
 
 impl Sip13 {
@@ -72,10 +81,19 @@ impl ItemHasher for Sip13 {
 
 /// SipHash-2-4 with 128-bit output (the `siphasher` crate), keyed by `(k0, k1)`.
 /// The conservative choice for filters facing adversarial input, with a secret key.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
 pub struct Sip24 {
     k0: u64,
     k1: u64,
+}
+
+/// Debug output never shows a secret key (a filter's `{:?}` may end up in logs): a zero key
+/// prints as `0`, any other as `<secret>`.
+impl std::fmt::Debug for Sip24 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let key = if self.k0 == 0 && self.k1 == 0 { "0" } else { "<secret>" };
+        f.debug_struct("Sip24").field("key", &key).finish()
+    }
 }
 
 impl Sip24 {
@@ -538,6 +556,17 @@ mod tests {
                 assert!(tops.len() > 240, "{id}: only {} top bytes", tops.len());
             }
         }
+    }
+
+    #[test]
+    fn debug_never_prints_a_secret_key() {
+        let h = Sip24::keyed(0x0123_4567_89ab_cdef, 42);
+        let f = crate::StandardBloom::keyed(10, 0.1, *b"0123456789abcdef").unwrap();
+        for text in [format!("{h:?}"), format!("{f:?}"), format!("{:?}", Sip13::keyed(7, 7))] {
+            assert!(text.contains("<secret>"), "{text}");
+            assert!(!text.contains("81985529216486895") && !text.contains("k0"), "{text}");
+        }
+        assert_eq!(format!("{:?}", Sip24::default()), "Sip24 { key: \"0\" }");
     }
 
     #[test]
