@@ -14,6 +14,12 @@ use crate::theory;
 /// [`EnhancedDoubleHashing`]), like `HashMap<K, V, S>`: the compiler inlines both, so there is no
 /// dynamic dispatch and no allocation per operation.
 ///
+/// Facing untrusted input (items an adversary chooses), build it with
+/// [`StandardBloom::keyed`]: SipHash-2-4 under a secret key, so nobody can compute where an item
+/// lands. With a public, unkeyed hash an attacker can pollute the filter or search for false
+/// positives offline (`examples/adversarial.rs` measures both). Save and load with
+/// [`StandardBloom::save`] / [`StandardBloom::load`] ([`crate::persist`]).
+///
 /// ```
 /// use bloomlab::{Filter, StandardBloom};
 /// let mut f = StandardBloom::with_rate(1_000_000, 0.01).unwrap();
