@@ -186,17 +186,43 @@ fn offline_search<H: ItemHasher, S: IndexStrategy, MH: ItemHasher>(
             confirmed += u64::from(real.contains(cand.as_bytes()));
         }
     }
+    let seconds = start.elapsed().as_secs_f64();
     Offline {
         scenario,
         filter_fpr: measure_fpr(real),
         candidates,
         found_offline: found,
         confirmed_live: confirmed,
-        seconds: start.elapsed().as_secs_f64(),
+        seconds,
     }
 }
 
+/// plotters lays text out with `ab_glyph` (the crate enables that feature), which needs a font
+/// registered even for SVG output, where the text itself is written as `<text>` elements.
+/// Use `$BLOOMLAB_FONT` or a common system font.
+fn register_a_font() -> Result<(), Box<dyn std::error::Error>> {
+    let candidates = [
+        std::env::var("BLOOMLAB_FONT").unwrap_or_default(),
+        "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf".into(),
+        "/usr/share/fonts/TTF/DejaVuSans.ttf".into(),
+        "/usr/share/fonts/dejavu/DejaVuSans.ttf".into(),
+        "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf".into(),
+        "/System/Library/Fonts/Supplemental/Arial.ttf".into(),
+        "C:\\Windows\\Fonts\\arial.ttf".into(),
+    ];
+    for path in candidates.iter().filter(|p| !p.is_empty()) {
+        if let Ok(bytes) = std::fs::read(path) {
+            let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+            if plotters::style::register_font("sans-serif", FontStyle::Normal, bytes).is_ok() {
+                return Ok(());
+            }
+        }
+    }
+    Err("no font found for the plot's text: set BLOOMLAB_FONT to a .ttf file".into())
+}
+
 fn plot(rows: &[Row], path: &std::path::Path) -> Result<(), Box<dyn std::error::Error>> {
+    register_a_font()?;
     let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
     root.fill(&WHITE)?;
     let mut chart = ChartBuilder::on(&root)
@@ -207,30 +233,38 @@ fn plot(rows: &[Row], path: &std::path::Path) -> Result<(), Box<dyn std::error::
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(60)
-        .build_cartesian_2d(0u64..N, (1e-4f64..1.0f64).log_scale())?;
+        .build_cartesian_2d(0u64..N, (1e-7f64..1.0f64).log_scale())?;
     chart
         .configure_mesh()
         .x_desc("items inserted")
-        .y_desc("false-positive rate (100,000 fresh keys)")
+        .y_desc("FPR: lines (ones/m)^k, dots measured on 100,000 fresh keys")
         .y_label_formatter(&|v| format!("{v:.0e}"))
         .draw()?;
-    let series: [(&str, &str, RGBColor, &str); 5] = [
-        ("murmur3-guava64", "attack", RGBColor(200, 30, 30), "unkeyed murmur3+guava64, attack"),
-        ("murmur3-guava64", "random", RGBColor(240, 150, 150), "unkeyed murmur3+guava64, random keys"),
-        ("sip24-secret", "attack", RGBColor(20, 90, 200), "sip24 secret key, attack (guessed key)"),
-        ("sip24-secret", "random", RGBColor(130, 170, 230), "sip24 secret key, random keys"),
-        ("sip24-leaked", "attack", RGBColor(120, 60, 160), "sip24 leaked key, attack"),
+    // Wide pale lines first, so the thin lines drawn over them show where two curves coincide.
+    let series: [(&str, &str, RGBColor, u32, &str); 5] = [
+        ("sip24-leaked", "attack", RGBColor(190, 160, 220), 6, "sip24 leaked key, attack"),
+        ("sip24-secret", "random", RGBColor(150, 190, 240), 6, "sip24 secret key, random keys"),
+        ("murmur3-guava64", "attack", RGBColor(200, 30, 30), 2, "unkeyed murmur3+guava64, attack"),
+        ("murmur3-guava64", "random", RGBColor(240, 120, 120), 2, "unkeyed murmur3+guava64, random keys"),
+        ("sip24-secret", "attack", RGBColor(20, 70, 180), 2, "sip24 secret key, attack (guessed key)"),
     ];
-    for (scenario, stream, color, label) in series {
-        let pts: Vec<(u64, f64)> = rows
-            .iter()
-            .filter(|r| r.scenario == scenario && r.stream == stream && r.fpr_measured > 0.0)
-            .map(|r| (r.items, r.fpr_measured))
+    for (scenario, stream, color, width, label) in series {
+        let mine = || rows.iter().filter(|r| r.scenario == scenario && r.stream == stream);
+        let model: Vec<(u64, f64)> = mine()
+            .filter(|r| r.fpr_fill_model >= 1e-7)
+            .map(|r| (r.items, r.fpr_fill_model))
             .collect();
         chart
-            .draw_series(LineSeries::new(pts, color.stroke_width(2)))?
+            .draw_series(LineSeries::new(model, color.stroke_width(width)))?
             .label(label)
-            .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], color.stroke_width(2)));
+            .legend(move |(x, y)| {
+                PathElement::new([(x, y), (x + 20, y)], color.stroke_width(width))
+            });
+        chart.draw_series(
+            mine()
+                .filter(|r| r.fpr_measured > 0.0)
+                .map(|r| Circle::new((r.items, r.fpr_measured), 2, color.filled())),
+        )?;
     }
     // The design rate, for reference.
     chart
