@@ -1354,6 +1354,26 @@ mod tests {
         assert!(m.contains("seed"), "{m}");
     }
 
+    #[test]
+    fn a_loaded_filter_counting_u64_max_takes_inserts() {
+        // Fuzzing found this: len = u64::MAX in a file, then an insert overflowed the count.
+        let mut b = to_bytes(&sample(), &SaveOptions::default()).unwrap();
+        b[68..76].copy_from_slice(&u64::MAX.to_le_bytes());
+        reseal(&mut b);
+        let mut f: StandardBloom = from_bytes(&b, &LoadOptions::new()).unwrap();
+        f.insert(b"one more");
+        assert_eq!(f.len(), u64::MAX);
+        let mut g = f.clone();
+        g.union_with(&f).unwrap();
+        assert_eq!(g.len(), u64::MAX);
+        let c: ConcurrentBloom = from_bytes(&b, &LoadOptions::new()).unwrap();
+        c.insert(b"one more");
+        assert_eq!(c.len(), u64::MAX);
+        let mut d = from_bytes_any(&b, &LoadOptions::new()).unwrap();
+        d.insert(b"x");
+        assert!(d.contains(b"x"));
+    }
+
     /// A writer that fails after `left` bytes, as a full disk or a killed process would.
     struct FailAfter<'a> {
         inner: &'a mut dyn Write,

@@ -98,7 +98,10 @@ impl<H: ItemHasher, S: IndexStrategy> ConcurrentBloom<H, S> {
                 changed |= bits.set(i);
                 true
             });
-        self.len.fetch_add(1, Ordering::Relaxed);
+        if self.len.fetch_add(1, Ordering::Relaxed) == u64::MAX {
+            // Saturate (a filter loaded from a file may already count u64::MAX).
+            self.len.store(u64::MAX, Ordering::Relaxed);
+        }
         changed
     }
 

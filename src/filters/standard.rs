@@ -139,7 +139,9 @@ impl<H: ItemHasher, S: IndexStrategy> StandardBloom<H, S> {
                 changed |= bits.set(i);
                 true
             });
-        self.len += 1;
+        // Saturating: a loaded filter may already count u64::MAX (Guava's saturated estimate,
+        // or a crafted file); found by fuzzing the loader.
+        self.len = self.len.saturating_add(1);
         changed
     }
 
@@ -228,7 +230,7 @@ impl<H: ItemHasher, S: IndexStrategy> StandardBloom<H, S> {
             ));
         }
         self.bits.union_with(&other.bits)?;
-        self.len += other.len;
+        self.len = self.len.saturating_add(other.len);
         Ok(())
     }
 }
