@@ -67,7 +67,10 @@ struct Row {
 }
 
 fn measure_fpr<H: ItemHasher, S: IndexStrategy>(f: &StandardBloom<H, S>) -> f64 {
-    (0..PROBES).filter(|&i| f.contains(probe(i).as_bytes())).count() as f64 / PROBES as f64
+    (0..PROBES)
+        .filter(|&i| f.contains(probe(i).as_bytes()))
+        .count() as f64
+        / PROBES as f64
 }
 
 fn fill_model<H: ItemHasher, S: IndexStrategy>(f: &StandardBloom<H, S>) -> f64 {
@@ -242,14 +245,47 @@ fn plot(rows: &[Row], path: &std::path::Path) -> Result<(), Box<dyn std::error::
         .draw()?;
     // Wide pale lines first, so the thin lines drawn over them show where two curves coincide.
     let series: [(&str, &str, RGBColor, u32, &str); 5] = [
-        ("sip24-leaked", "attack", RGBColor(190, 160, 220), 6, "sip24 leaked key, attack"),
-        ("sip24-secret", "random", RGBColor(150, 190, 240), 6, "sip24 secret key, random keys"),
-        ("murmur3-guava64", "attack", RGBColor(200, 30, 30), 2, "unkeyed murmur3+guava64, attack"),
-        ("murmur3-guava64", "random", RGBColor(240, 120, 120), 2, "unkeyed murmur3+guava64, random keys"),
-        ("sip24-secret", "attack", RGBColor(20, 70, 180), 2, "sip24 secret key, attack (guessed key)"),
+        (
+            "sip24-leaked",
+            "attack",
+            RGBColor(190, 160, 220),
+            6,
+            "sip24 leaked key, attack",
+        ),
+        (
+            "sip24-secret",
+            "random",
+            RGBColor(150, 190, 240),
+            6,
+            "sip24 secret key, random keys",
+        ),
+        (
+            "murmur3-guava64",
+            "attack",
+            RGBColor(200, 30, 30),
+            2,
+            "unkeyed murmur3+guava64, attack",
+        ),
+        (
+            "murmur3-guava64",
+            "random",
+            RGBColor(240, 120, 120),
+            2,
+            "unkeyed murmur3+guava64, random keys",
+        ),
+        (
+            "sip24-secret",
+            "attack",
+            RGBColor(20, 70, 180),
+            2,
+            "sip24 secret key, attack (guessed key)",
+        ),
     ];
     for (scenario, stream, color, width, label) in series {
-        let mine = || rows.iter().filter(|r| r.scenario == scenario && r.stream == stream);
+        let mine = || {
+            rows.iter()
+                .filter(|r| r.scenario == scenario && r.stream == stream)
+        };
         let model: Vec<(u64, f64)> = mine()
             .filter(|r| r.fpr_fill_model >= 1e-7)
             .map(|r| (r.items, r.fpr_fill_model))
@@ -312,7 +348,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let t = Instant::now();
     let mut rows = Vec::new();
-    rows.extend(run("murmur3-guava64", false, "random", unkeyed(), random_keys(seed)));
+    rows.extend(run(
+        "murmur3-guava64",
+        false,
+        "random",
+        unkeyed(),
+        random_keys(seed),
+    ));
     rows.extend(run(
         "murmur3-guava64",
         false,
@@ -320,20 +362,36 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         unkeyed(),
         polluter(seed, Murmur3::default(), Guava64, max_tries),
     ));
-    rows.extend(run("sip24-secret", true, "random", keyed(), random_keys(seed)));
+    rows.extend(run(
+        "sip24-secret",
+        true,
+        "random",
+        keyed(),
+        random_keys(seed),
+    ));
     rows.extend(run(
         "sip24-secret",
         true,
         "attack",
         keyed(),
-        polluter(seed, Sip24::with_key(&guessed), EnhancedDoubleHashing, max_tries),
+        polluter(
+            seed,
+            Sip24::with_key(&guessed),
+            EnhancedDoubleHashing,
+            max_tries,
+        ),
     ));
     rows.extend(run(
         "sip24-leaked",
         true,
         "attack",
         keyed(),
-        polluter(seed, Sip24::with_key(&secret), EnhancedDoubleHashing, max_tries),
+        polluter(
+            seed,
+            Sip24::with_key(&secret),
+            EnhancedDoubleHashing,
+            max_tries,
+        ),
     ));
     println!("pollution runs: {:.1} s", t.elapsed().as_secs_f64());
 
@@ -361,7 +419,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         )?;
     }
     std::fs::write(out.join("adversarial.csv"), csv)?;
-    println!("\nscenario          stream  items  fill    FPR measured  (ones/m)^k  candidates tried");
+    println!(
+        "\nscenario          stream  items  fill    FPR measured  (ones/m)^k  candidates tried"
+    );
     for r in rows.iter().filter(|r| r.items % 2_500 == 0 && r.items > 0) {
         println!(
             "{:<17} {:<7} {:>5}  {:.3}   {:>10.4}%  {:>9.4}%  {}",

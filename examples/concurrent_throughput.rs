@@ -104,11 +104,7 @@ fn main() {
             ("concurrent", "query", best[2], best[3]),
             ("mutex", "query", best[3], best[3]),
         ] {
-            println!(
-                "{threads},{name},{op},{:.2},{:.2}",
-                done / t,
-                peer / t
-            );
+            println!("{threads},{name},{op},{:.2},{:.2}", done / t, peer / t);
         }
         threads *= 2;
     }

@@ -71,7 +71,9 @@ pub enum Error {
         valid: String,
     },
     /// A filter of this size cannot be allocated.
-    #[error("cannot allocate {bytes} bytes for the filter: m is too large for this machine (choose a smaller m or a larger p)")]
+    #[error(
+        "cannot allocate {bytes} bytes for the filter: m is too large for this machine (choose a smaller m or a larger p)"
+    )]
     Allocation {
         /// Bytes that were requested.
         bytes: u128,
@@ -104,7 +106,9 @@ pub enum Error {
     #[error("corrupt or unsupported filter data: {0}")]
     Corrupt(String),
     /// A saved filter uses a newer version of the file format than this build reads.
-    #[error("filter file format version {found} is newer than this bloomlab reads (up to {supported}); upgrade bloomlab")]
+    #[error(
+        "filter file format version {found} is newer than this bloomlab reads (up to {supported}); upgrade bloomlab"
+    )]
     UnsupportedVersion {
         /// The version in the file.
         found: u16,
@@ -112,7 +116,9 @@ pub enum Error {
         supported: u16,
     },
     /// A saved filter is not what the caller asked for (its hash, strategy or kind differs).
-    #[error("the filter file was saved with {what} '{found}', but '{requested}' was asked for: a filter can only be queried the way it was built")]
+    #[error(
+        "the filter file was saved with {what} '{found}', but '{requested}' was asked for: a filter can only be queried the way it was built"
+    )]
     Mismatch {
         /// What differs: "hash", "strategy" or "filter kind".
         what: &'static str,
@@ -122,7 +128,9 @@ pub enum Error {
         requested: String,
     },
     /// A saved filter withholds its secret hash key and no key was supplied.
-    #[error("the filter file withholds its secret {hash} key (key fingerprint {fingerprint:016x}): supply the key to load it")]
+    #[error(
+        "the filter file withholds its secret {hash} key (key fingerprint {fingerprint:016x}): supply the key to load it"
+    )]
     KeyRequired {
         /// The keyed hash function.
         hash: String,
@@ -130,7 +138,9 @@ pub enum Error {
         fingerprint: u64,
     },
     /// The key supplied for a saved filter is not the key it was built with.
-    #[error("wrong key for this filter file: the file's key fingerprint is {expected:016x}, the supplied key's is {given:016x}")]
+    #[error(
+        "wrong key for this filter file: the file's key fingerprint is {expected:016x}, the supplied key's is {given:016x}"
+    )]
     WrongKey {
         /// The fingerprint stored in the file.
         expected: u64,

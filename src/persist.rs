@@ -233,7 +233,10 @@ impl std::fmt::Debug for Identity {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Identity")
             .field("hash", &self.hash)
-            .field("key_fingerprint", &format!("{:016x}", key_fingerprint(self.key)))
+            .field(
+                "key_fingerprint",
+                &format!("{:016x}", key_fingerprint(self.key)),
+            )
             .field("strategy", &self.strategy)
             .finish()
     }
@@ -803,10 +806,7 @@ pub fn write_atomic(
     #[cfg(not(unix))]
     let _ = private;
     let file = oo.open(&tmp).map_err(|e| {
-        let why = format!(
-            "cannot create a temporary file in {}: {e}",
-            dir.display()
-        );
+        let why = format!("cannot create a temporary file in {}: {e}", dir.display());
         io_err(path, &io::Error::new(e.kind(), why))
     })?;
     let result = (|| -> io::Result<()> {
@@ -894,9 +894,17 @@ fn declared_len(head: &[u8]) -> Result<u64> {
         .ok_or_else(|| corrupt(format!("payload length {payload_len} is impossibly large")))
 }
 
-/// Split and verify the container: magic, version, lengths, checksum, ids. Returns the header
-/// facts, params and payload.
-fn open(bytes: &[u8]) -> Result<(FileInfo, [u64; 2], &[u8], &[u8])> {
+/// A container split into its parts.
+struct Parts<'a> {
+    info: FileInfo,
+    /// The key material as stored (zero when withheld) or, after [`verify`], as resolved.
+    key: KeyMaterial,
+    params: &'a [u8],
+    payload: &'a [u8],
+}
+
+/// Split and verify the container: magic, version, lengths, checksum, ids.
+fn open(bytes: &[u8]) -> Result<Parts<'_>> {
     let total = declared_len(bytes)?;
     let have = bytes.len() as u64;
     if have < total {
@@ -939,7 +947,9 @@ fn open(bytes: &[u8]) -> Result<(FileInfo, [u64; 2], &[u8], &[u8])> {
     }
     let key = [le_u64(bytes, 16), le_u64(bytes, 24)];
     if key_mode == KeyMode::Withheld && key != [0, 0] {
-        return Err(corrupt("the key is marked withheld but key bytes are present"));
+        return Err(corrupt(
+            "the key is marked withheld but key bytes are present",
+        ));
     }
     let key_fingerprint = le_u64(bytes, 32);
     let params_len = u32::from_le_bytes([bytes[40], bytes[41], bytes[42], bytes[43]]);
@@ -955,7 +965,12 @@ fn open(bytes: &[u8]) -> Result<(FileInfo, [u64; 2], &[u8], &[u8])> {
         params_len,
         payload_len,
     };
-    Ok((info, key, &bytes[HEADER_LEN..p_end], &bytes[p_end..body_len]))
+    Ok(Parts {
+        info,
+        key,
+        params: &bytes[HEADER_LEN..p_end],
+        payload: &bytes[p_end..body_len],
+    })
 }
 
 /// The header of an encoded filter, fully verified (checksum included) but not decoded, and
@@ -964,15 +979,17 @@ fn open(bytes: &[u8]) -> Result<(FileInfo, [u64; 2], &[u8], &[u8])> {
 /// # Errors
 /// As [`from_bytes`], except for key and kind-specific checks.
 pub fn read_info(bytes: &[u8]) -> Result<FileInfo> {
-    open(bytes).map(|(info, ..)| info)
+    open(bytes).map(|p| p.info)
 }
 
 /// Verify the container against what the caller expects, resolve the key.
-fn verify<'a>(
-    bytes: &'a [u8],
-    opts: &LoadOptions,
-) -> Result<(FileInfo, Identity, &'a [u8], &'a [u8])> {
-    let (info, stored_key, params, payload) = open(bytes)?;
+fn verify<'a>(bytes: &'a [u8], opts: &LoadOptions) -> Result<Parts<'a>> {
+    let Parts {
+        info,
+        key: stored_key,
+        params,
+        payload,
+    } = open(bytes)?;
     let mismatch = |what, found: &str, requested: &str| Error::Mismatch {
         what,
         found: found.to_string(),
@@ -1033,12 +1050,20 @@ fn verify<'a>(
             stored_key
         }
     };
-    let id = Identity {
-        hash: info.hash,
+    Ok(Parts {
+        info,
         key,
-        strategy: info.strategy,
-    };
-    Ok((info, id, params, payload))
+        params,
+        payload,
+    })
+}
+
+fn identity(p: &Parts<'_>) -> Identity {
+    Identity {
+        hash: p.info.hash,
+        key: p.key,
+        strategy: p.info.strategy,
+    }
 }
 
 /// Decode a filter of type `F` from the whole of `bytes`.
@@ -1048,15 +1073,15 @@ fn verify<'a>(
 /// [`Error::Mismatch`] (the file's kind, hash or strategy is not `F`'s or not what `opts` asks
 /// for), [`Error::KeyRequired`], [`Error::WrongKey`], [`Error::Allocation`].
 pub fn from_bytes<F: Persist>(bytes: &[u8], opts: &LoadOptions) -> Result<F> {
-    let (info, id, params, payload) = verify(bytes, opts)?;
-    if info.kind != F::KIND {
+    let p = verify(bytes, opts)?;
+    if p.info.kind != F::KIND {
         return Err(Error::Mismatch {
             what: "filter kind",
-            found: info.kind.name().to_string(),
+            found: p.info.kind.name().to_string(),
             requested: F::KIND.name().to_string(),
         });
     }
-    F::decode(&id, params, payload)
+    F::decode(&identity(&p), p.params, p.payload)
 }
 
 /// Decode whatever filter `bytes` holds, with run-time hash and strategy.
@@ -1064,11 +1089,13 @@ pub fn from_bytes<F: Persist>(bytes: &[u8], opts: &LoadOptions) -> Result<F> {
 /// # Errors
 /// As [`from_bytes`]; [`Error::Corrupt`] for a kind this build cannot decode yet.
 pub fn from_bytes_any(bytes: &[u8], opts: &LoadOptions) -> Result<Box<dyn Filter>> {
-    let (info, id, params, payload) = verify(bytes, opts)?;
-    match info.kind {
-        FilterKind::Standard => Ok(Box::new(
-            StandardBloom::<AnyHasher, AnyStrategy>::decode(&id, params, payload)?,
-        )),
+    let p = verify(bytes, opts)?;
+    match p.info.kind {
+        FilterKind::Standard => Ok(Box::new(StandardBloom::<AnyHasher, AnyStrategy>::decode(
+            &identity(&p),
+            p.params,
+            p.payload,
+        )?)),
         other => Err(corrupt(format!(
             "filter kind '{other}' is valid but this build of bloomlab cannot load it yet"
         ))),
@@ -1300,11 +1327,29 @@ mod tests {
         )
         .unwrap_err();
         assert!(matches!(e, Error::Mismatch { what: "hash", .. }), "{e}");
-        let e = from_bytes::<StandardBloom<Xxh3, Guava64>>(&good, &LoadOptions::default())
-            .unwrap_err();
-        assert!(matches!(e, Error::Mismatch { what: "strategy", .. }), "{e}");
+        let e =
+            from_bytes::<StandardBloom<Xxh3, Guava64>>(&good, &LoadOptions::default()).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::Mismatch {
+                    what: "strategy",
+                    ..
+                }
+            ),
+            "{e}"
+        );
         let e = from_bytes_any(&good, &LoadOptions::new().kind(FilterKind::Cuckoo)).unwrap_err();
-        assert!(matches!(e, Error::Mismatch { what: "filter kind", .. }), "{e}");
+        assert!(
+            matches!(
+                e,
+                Error::Mismatch {
+                    what: "filter kind",
+                    ..
+                }
+            ),
+            "{e}"
+        );
     }
 
     #[test]
@@ -1321,8 +1366,9 @@ mod tests {
         );
         let e = from_bytes::<StandardBloom<Sip24>>(&b, &LoadOptions::default()).unwrap_err();
         assert!(matches!(e, Error::KeyRequired { .. }), "{e}");
-        let e = from_bytes::<StandardBloom<Sip24>>(&b, &LoadOptions::new().key(*b"0123456789abcdeX"))
-            .unwrap_err();
+        let e =
+            from_bytes::<StandardBloom<Sip24>>(&b, &LoadOptions::new().key(*b"0123456789abcdeX"))
+                .unwrap_err();
         assert!(matches!(e, Error::WrongKey { .. }), "{e}");
         let g: StandardBloom<Sip24> = from_bytes(&b, &LoadOptions::new().key(key)).unwrap();
         assert!(g.contains(b"secret item"));
@@ -1334,8 +1380,8 @@ mod tests {
         assert_eq!(&b[16..32], &key);
         let g: StandardBloom<Sip24> = from_bytes(&b, &LoadOptions::default()).unwrap();
         assert!(g.contains(b"secret item"));
-        let e = from_bytes::<StandardBloom<Sip24>>(&b, &LoadOptions::new().key([0; 16]))
-            .unwrap_err();
+        let e =
+            from_bytes::<StandardBloom<Sip24>>(&b, &LoadOptions::new().key([0; 16])).unwrap_err();
         assert!(matches!(e, Error::WrongKey { .. }), "{e}");
     }
 
@@ -1374,6 +1420,17 @@ mod tests {
         assert!(d.contains(b"x"));
     }
 
+    #[test]
+    fn guava_m_near_u64_max_is_corrupt_not_a_panic() {
+        // Fuzzing found this: m = 2^64 - 60 with a Guava strategy overflowed the word rounding.
+        let f = StandardBloom::with_rate_and(100, 0.01, Murmur3::default(), Guava32).unwrap();
+        let mut b = to_bytes(&f, &SaveOptions::default()).unwrap();
+        b[52..60].copy_from_slice(&(u64::MAX - 59).to_le_bytes());
+        reseal(&mut b);
+        let m = corrupt_msg(from_bytes_any(&b, &LoadOptions::new()));
+        assert!(m.contains("multiple of 64"), "{m}");
+    }
+
     /// A writer that fails after `left` bytes, as a full disk or a killed process would.
     struct FailAfter<'a> {
         inner: &'a mut dyn Write,
@@ -1403,8 +1460,7 @@ mod tests {
 
         let mut new = StandardBloom::with_rate(5_000, 0.001).unwrap();
         new.insert(b"new");
-        let half = usize::try_from(to_bytes(&new, &SaveOptions::default()).unwrap().len() / 2)
-            .unwrap();
+        let half = to_bytes(&new, &SaveOptions::default()).unwrap().len() / 2;
         let r = write_atomic(&path, false, |w| {
             let mut fw = FailAfter {
                 inner: w,
@@ -1415,8 +1471,8 @@ mod tests {
         let e = r.unwrap_err();
         assert!(e.to_string().contains("injected failure"), "{e}");
         assert_eq!(std::fs::read(&path).unwrap(), old_bytes, "old file intact");
-        let back = StandardBloom::<Xxh3, EnhancedDoubleHashing>::load(&path, &LoadOptions::new())
-            .unwrap();
+        let back =
+            StandardBloom::<Xxh3, EnhancedDoubleHashing>::load(&path, &LoadOptions::new()).unwrap();
         assert!((0u64..300).all(|i| back.contains(&i.to_le_bytes())));
         let leftovers: Vec<_> = std::fs::read_dir(dir.path())
             .unwrap()
@@ -1437,7 +1493,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("k.bloom");
         let f = StandardBloom::keyed(100, 0.01, [7; 16]).unwrap();
-        save(&f, &path, &SaveOptions::default().key_policy(KeyPolicy::Store)).unwrap();
+        save(
+            &f,
+            &path,
+            &SaveOptions::default().key_policy(KeyPolicy::Store),
+        )
+        .unwrap();
         let mode = std::fs::metadata(&path).unwrap().permissions().mode();
         assert_eq!(mode & 0o077, 0, "mode {mode:o}");
     }
@@ -1450,7 +1511,10 @@ mod tests {
         b.truncate(120);
         let got = read_from(&mut &b[..], "mem").unwrap();
         assert_eq!(got.len(), 120);
-        assert!(corrupt_msg(from_bytes::<StandardBloom>(&got, &LoadOptions::new())).contains("truncated"));
+        assert!(
+            corrupt_msg(from_bytes::<StandardBloom>(&got, &LoadOptions::new()))
+                .contains("truncated")
+        );
         // Trailing bytes in a stream are refused while reading.
         let mut b = to_bytes(&sample(), &SaveOptions::default()).unwrap();
         b.extend_from_slice(&[0; 3]);

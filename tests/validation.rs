@@ -154,8 +154,11 @@ cli_rows! {
 
 #[test]
 fn book_table_lists_every_cli_row() {
-    let md = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/book/src/validation.md"))
-        .expect("book/src/validation.md");
+    let md = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/book/src/validation.md"
+    ))
+    .expect("book/src/validation.md");
     for (name, args, frag) in CLI_ROWS {
         assert!(
             md.contains(&format!("`bloomlab {args}`")),
@@ -188,7 +191,12 @@ fn query_exit_status_is_0_1_2() {
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(String::from_utf8_lossy(&o.stdout), "absent\tzzz\n");
     let o = run(&["query", "keyed.bloom", "a", "--key-file", "k.hex"]);
-    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -217,7 +225,11 @@ fn with_rate_p_outside_0_1() {
 #[test]
 fn with_rate_m_overflows_64_bits() {
     let e = StandardBloom::with_rate(u64::MAX, 1e-300).unwrap_err();
-    assert!(e.to_string().contains("small enough that m fits in 64 bits"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("small enough that m fits in 64 bits"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -251,11 +263,33 @@ fn with_bits_absurd_m_is_an_allocation_error() {
 }
 
 #[test]
+fn guava_strategy_absurd_m_is_an_allocation_error() {
+    // Rounding u64::MAX up to whole words overflowed (found by fuzzing the loader).
+    for s in [StrategyId::Guava32, StrategyId::Guava64] {
+        assert!(matches!(
+            StandardBloom::with_bits_and(
+                u64::MAX,
+                3,
+                bloomlab::hash::Murmur3::default(),
+                AnyStrategy(s)
+            ),
+            Err(Error::Allocation { .. })
+        ));
+    }
+}
+
+#[test]
 fn with_rate_and_checks_like_with_rate() {
     let h = AnyHasher::new(HashId::Murmur3, 0);
     let s = AnyStrategy(StrategyId::Guava64);
-    assert_eq!(param_of(StandardBloom::with_rate_and(0, 0.01, h, s)), Param::N);
-    assert_eq!(param_of(StandardBloom::with_bits_and(10, 99, h, s)), Param::K);
+    assert_eq!(
+        param_of(StandardBloom::with_rate_and(0, 0.01, h, s)),
+        Param::N
+    );
+    assert_eq!(
+        param_of(StandardBloom::with_bits_and(10, 99, h, s)),
+        Param::K
+    );
 }
 
 #[test]
@@ -284,7 +318,10 @@ fn concurrent_constructors_check_like_standard() {
     assert_eq!(param_of(ConcurrentBloom::with_rate(0, 0.01)), Param::N);
     assert_eq!(param_of(ConcurrentBloom::with_rate(10, 0.0)), Param::P);
     let (h, s) = (Xxh3::default(), bloomlab::hash::EnhancedDoubleHashing);
-    assert_eq!(param_of(ConcurrentBloom::with_bits_and(0, 3, h, s)), Param::M);
+    assert_eq!(
+        param_of(ConcurrentBloom::with_bits_and(0, 3, h, s)),
+        Param::M
+    );
     assert!(matches!(
         ConcurrentBloom::with_bits_and(u64::MAX, 3, h, s),
         Err(Error::Allocation { .. })
@@ -296,10 +333,35 @@ fn filter_spec_bad_values() {
     let d = FilterSpec::default();
     let cases = [
         (FilterSpec { n: 0, ..d.clone() }, Param::N),
-        (FilterSpec { p: Some(0.0), ..d.clone() }, Param::P),
-        (FilterSpec { p: None, m: None, ..d.clone() }, Param::P),
-        (FilterSpec { m: Some(0), ..d.clone() }, Param::M),
-        (FilterSpec { k: Some(65), ..d.clone() }, Param::K),
+        (
+            FilterSpec {
+                p: Some(0.0),
+                ..d.clone()
+            },
+            Param::P,
+        ),
+        (
+            FilterSpec {
+                p: None,
+                m: None,
+                ..d.clone()
+            },
+            Param::P,
+        ),
+        (
+            FilterSpec {
+                m: Some(0),
+                ..d.clone()
+            },
+            Param::M,
+        ),
+        (
+            FilterSpec {
+                k: Some(65),
+                ..d.clone()
+            },
+            Param::K,
+        ),
     ];
     for (spec, param) in cases {
         assert_eq!(param_of(spec.build()), param, "{spec:?}");
@@ -351,7 +413,10 @@ fn load_missing_file() {
 
 #[test]
 fn load_wrong_magic() {
-    corrupt_with(b"PK\x03\x04 something else entirely", "not a bloomlab filter file");
+    corrupt_with(
+        b"PK\x03\x04 something else entirely",
+        "not a bloomlab filter file",
+    );
 }
 
 #[test]
@@ -455,8 +520,13 @@ fn load_bits_past_m() {
 
 #[test]
 fn load_guava_strategy_needs_whole_words() {
-    let f =
-        StandardBloom::with_rate_and(100, 0.01, bloomlab::hash::Murmur3::default(), AnyStrategy(StrategyId::Guava64)).unwrap();
+    let f = StandardBloom::with_rate_and(
+        100,
+        0.01,
+        bloomlab::hash::Murmur3::default(),
+        AnyStrategy(StrategyId::Guava64),
+    )
+    .unwrap();
     let mut b = persist::to_bytes(&f, &SaveOptions::default()).unwrap();
     let m = u64::from_le_bytes(b[52..60].try_into().unwrap());
     b[52..60].copy_from_slice(&(m - 1).to_le_bytes());
@@ -466,23 +536,44 @@ fn load_guava_strategy_needs_whole_words() {
 
 #[test]
 fn load_hash_mismatch() {
-    let e = persist::from_bytes_any(&good_file(), &LoadOptions::new().hash(HashId::Sip24))
-        .unwrap_err();
+    let e =
+        persist::from_bytes_any(&good_file(), &LoadOptions::new().hash(HashId::Sip24)).unwrap_err();
     assert!(matches!(e, Error::Mismatch { what: "hash", .. }), "{e}");
 }
 
 #[test]
 fn load_strategy_mismatch() {
-    let e = persist::from_bytes_any(&good_file(), &LoadOptions::new().strategy(StrategyId::Guava32))
-        .unwrap_err();
-    assert!(matches!(e, Error::Mismatch { what: "strategy", .. }), "{e}");
+    let e = persist::from_bytes_any(
+        &good_file(),
+        &LoadOptions::new().strategy(StrategyId::Guava32),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::Mismatch {
+                what: "strategy",
+                ..
+            }
+        ),
+        "{e}"
+    );
 }
 
 #[test]
 fn load_kind_mismatch() {
     let e = persist::from_bytes_any(&good_file(), &LoadOptions::new().kind(FilterKind::Counting))
         .unwrap_err();
-    assert!(matches!(e, Error::Mismatch { what: "filter kind", .. }), "{e}");
+    assert!(
+        matches!(
+            e,
+            Error::Mismatch {
+                what: "filter kind",
+                ..
+            }
+        ),
+        "{e}"
+    );
 }
 
 #[test]

@@ -33,7 +33,11 @@ pub struct Sip13 {
 /// prints as `0`, any other as `<secret>`.
 impl std::fmt::Debug for Sip13 {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let key = if self.k0 == 0 && self.k1 == 0 { "0" } else { "<secret>" };
+        let key = if self.k0 == 0 && self.k1 == 0 {
+            "0"
+        } else {
+            "<secret>"
+        };
         f.debug_struct("Sip13").field("key", &key).finish()
     }
 }
@@ -91,7 +95,11 @@ pub struct Sip24 {
 /// prints as `0`, any other as `<secret>`.
 impl std::fmt::Debug for Sip24 {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let key = if self.k0 == 0 && self.k1 == 0 { "0" } else { "<secret>" };
+        let key = if self.k0 == 0 && self.k1 == 0 {
+            "0"
+        } else {
+            "<secret>"
+        };
         f.debug_struct("Sip24").field("key", &key).finish()
     }
 }
@@ -562,9 +570,16 @@ mod tests {
     fn debug_never_prints_a_secret_key() {
         let h = Sip24::keyed(0x0123_4567_89ab_cdef, 42);
         let f = crate::StandardBloom::keyed(10, 0.1, *b"0123456789abcdef").unwrap();
-        for text in [format!("{h:?}"), format!("{f:?}"), format!("{:?}", Sip13::keyed(7, 7))] {
+        for text in [
+            format!("{h:?}"),
+            format!("{f:?}"),
+            format!("{:?}", Sip13::keyed(7, 7)),
+        ] {
             assert!(text.contains("<secret>"), "{text}");
-            assert!(!text.contains("81985529216486895") && !text.contains("k0"), "{text}");
+            assert!(
+                !text.contains("81985529216486895") && !text.contains("k0"),
+                "{text}"
+            );
         }
         assert_eq!(format!("{:?}", Sip24::default()), "Sip24 { key: \"0\" }");
     }

@@ -53,7 +53,12 @@ pub struct Args {
     #[arg(long, value_parser = parse_strategy, default_value = "enhanced-double")]
     pub strategy: StrategyId,
     /// Hash seed (stored in the file; not a secret).
-    #[arg(long, allow_hyphen_values = true, default_value_t = 0, conflicts_with = "key_file")]
+    #[arg(
+        long,
+        allow_hyphen_values = true,
+        default_value_t = 0,
+        conflicts_with = "key_file"
+    )]
     pub seed: u64,
     /// File holding a secret 128-bit SipHash key as 32 hex digits (needs --hash sip24 or sip13).
     /// The key is withheld from the output file unless --store-key is given.
