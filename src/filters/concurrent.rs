@@ -45,9 +45,48 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub struct ConcurrentBloom<H = Xxh3, S = EnhancedDoubleHashing> {
     bits: AtomicBitVec,
     k: u32,
-    len: AtomicU64,
+    len: StripedCount,
     hasher: H,
     strategy: S,
+}
+
+/// Stripes of the insert count.
+const STRIPES: usize = 16;
+
+/// One counter on its own cache line.
+#[derive(Debug, Default)]
+#[repr(align(64))]
+struct Padded(AtomicU64);
+
+/// An insert count spread over [`STRIPES`] cache lines (like Java's `LongAdder`, which Guava's
+/// `LockFreeBitArray` uses for its bit count): threads inserting different items mostly add to
+/// different lines instead of all contending for one. `base` is the count a filter started
+/// with (from a standard filter or a file; it may be `u64::MAX`, so the sum saturates).
+#[derive(Debug, Default)]
+struct StripedCount {
+    base: u64,
+    stripes: [Padded; STRIPES],
+}
+
+impl StripedCount {
+    fn with(base: u64) -> Self {
+        Self {
+            base,
+            ..Self::default()
+        }
+    }
+    #[inline]
+    fn add_one(&self, stripe: u64) {
+        // 2^64 inserts into one stripe cannot happen; a plain add is a single `lock xadd`.
+        self.stripes[(stripe as usize) % STRIPES]
+            .0
+            .fetch_add(1, Ordering::Relaxed);
+    }
+    fn get(&self) -> u64 {
+        self.stripes.iter().fold(self.base, |a, p| {
+            a.saturating_add(p.0.load(Ordering::Relaxed))
+        })
+    }
 }
 
 impl ConcurrentBloom<Xxh3, EnhancedDoubleHashing> {
@@ -81,7 +120,7 @@ impl<H: ItemHasher, S: IndexStrategy> ConcurrentBloom<H, S> {
         Ok(Self {
             bits: AtomicBitVec::new(strategy.round_bits(m))?,
             k,
-            len: AtomicU64::new(0),
+            len: StripedCount::default(),
             hasher,
             strategy,
         })
@@ -93,15 +132,16 @@ impl<H: ItemHasher, S: IndexStrategy> ConcurrentBloom<H, S> {
     pub fn insert(&self, item: &[u8]) -> bool {
         let bits = &self.bits;
         let mut changed = false;
+        let mut first = None;
         self.strategy
             .for_each_index(&self.hasher, item, self.k, bits.len(), |i| {
+                first.get_or_insert(i);
                 changed |= bits.set(i);
                 true
             });
-        if self.len.fetch_add(1, Ordering::Relaxed) == u64::MAX {
-            // Saturate (a filter loaded from a file may already count u64::MAX).
-            self.len.store(u64::MAX, Ordering::Relaxed);
-        }
+        // The stripe follows the item's first position: different items, different stripes.
+        // Saturating (a filter loaded from a file may already count u64::MAX).
+        self.len.add_one(first.unwrap_or(0));
         changed
     }
 
@@ -118,7 +158,7 @@ impl<H: ItemHasher, S: IndexStrategy> ConcurrentBloom<H, S> {
     /// Inserts so far (all threads).
     #[must_use]
     pub fn len(&self) -> u64 {
-        self.len.load(Ordering::Relaxed)
+        self.len.get()
     }
 
     /// True when nothing was inserted.
@@ -181,7 +221,7 @@ impl<H: ItemHasher, S: IndexStrategy> ConcurrentBloom<H, S> {
         Self {
             bits: AtomicBitVec::from_bit_vec(f.into_bit_vec()),
             k,
-            len: AtomicU64::new(len),
+            len: StripedCount::with(len),
             hasher,
             strategy,
         }
