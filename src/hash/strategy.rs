@@ -168,7 +168,7 @@ impl IndexStrategy for Independent {
 /// was a debug panic and, in release, a 0-bit filter; found by fuzzing the file loader).
 #[inline]
 fn round_up_to_words(m: u64) -> u64 {
-    m.div_ceil(64).checked_mul(64).unwrap_or(u64::MAX & !63)
+    m.div_ceil(64).checked_mul(64).unwrap_or(!63u64)
 }
 
 /// Guava's `BloomFilterStrategies.MURMUR128_MITZ_32` (Guava 11–14's default), bit for bit:
