@@ -32,6 +32,10 @@
 //! (24 bytes); payload = the `⌈m/64⌉` words of the bit array (bit `i` is bit `i % 64` of word
 //! `i / 64`), so `L = 8·⌈m/64⌉`, and the bits past `m` in the last word are 0.
 //!
+//! The other kinds (counting, blocked, split-block, scalable, cuckoo) are laid out in the doc
+//! comments of their [`Persist`] implementations below; all of them are loadable by
+//! [`from_bytes_any`].
+//!
 //! Adding a kind means implementing [`Persist`] (its params, its payload, and a decoder that
 //! checks them) and one arm in [`from_bytes_any`]; the container, the checksum, the key policy
 //! and the atomic save are shared.
@@ -77,10 +81,16 @@
 //! assert_eq!((g.bits(), g.k(), g.len()), (9_585, 7, 1));
 //! ```
 
-use crate::bits::{BitVec, try_zeroed};
+use crate::bits::{BitVec, Counters4, try_zeroed};
 use crate::error::{Error, Result};
 use crate::filter::{Filter, FilterKind};
-use crate::filters::{ConcurrentBloom, StandardBloom};
+use crate::filters::blocked::Block;
+use crate::filters::cuckoo::CuckooState;
+use crate::filters::split_block::SbBlock;
+use crate::filters::{
+    BlockedBloom, ConcurrentBloom, CountingBloom, CuckooFilter, ScalableBloom, ScalableParams,
+    SplitBlockBloom, StandardBloom,
+};
 use crate::hash::{
     AnyHasher, AnyStrategy, DoubleHashing, EnhancedDoubleHashing, Fnv1a, Fx, Guava32, Guava64,
     HashId, Independent, IndexStrategy, ItemHasher, Murmur3, Sip13, Sip24, StrategyId, Weak,
@@ -521,6 +531,56 @@ pub fn write_words_le(words: &[u64], w: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
+/// Decode the bit array of `m` bits from exactly its `⌈m/64⌉` little-endian words, refusing a
+/// wrong length and bits set past `m`.
+fn bits_from_le(what: &str, m: u64, payload: &[u8]) -> Result<BitVec> {
+    let want = m.div_ceil(64) * 8;
+    if payload.len() as u64 != want {
+        return Err(Error::Corrupt(format!(
+            "{what} payload is {} bytes, but m = {m} bits needs {want}",
+            payload.len()
+        )));
+    }
+    let words = words_from_le(payload)?;
+    if !m.is_multiple_of(64) {
+        let last = words.last().copied().unwrap_or(0);
+        if last >> (m % 64) != 0 {
+            return Err(Error::Corrupt(format!(
+                "{what} has bits set past m = {m} in its last word"
+            )));
+        }
+    }
+    BitVec::from_words(words, m)
+}
+
+fn strategy_of<S: PersistStrategy>(kind: FilterKind, id: &Identity) -> Result<S> {
+    let Some(sid) = id.strategy else {
+        return Err(Error::Corrupt(format!(
+            "{kind} filter file names no index strategy"
+        )));
+    };
+    S::from_id(sid)
+}
+
+fn no_strategy(kind: FilterKind, id: &Identity) -> Result<()> {
+    match id.strategy {
+        None => Ok(()),
+        Some(s) => Err(Error::Corrupt(format!(
+            "{kind} filter has no index strategy, but the file names '{s}'"
+        ))),
+    }
+}
+
+fn reserved_zero(kind: FilterKind, v: u32) -> Result<()> {
+    if v == 0 {
+        Ok(())
+    } else {
+        Err(Error::Corrupt(format!(
+            "{kind} filter reserved field is {v}, must be 0"
+        )))
+    }
+}
+
 impl<H: PersistHasher, S: PersistStrategy> Persist for StandardBloom<H, S> {
     const KIND: FilterKind = FilterKind::Standard;
 
@@ -582,23 +642,7 @@ impl<H: PersistHasher, S: PersistStrategy> Persist for StandardBloom<H, S> {
                 "standard filter has m = {m} bits, but strategy {sid} needs a multiple of 64"
             )));
         }
-        let want = m.div_ceil(64) * 8;
-        if payload.len() as u64 != want {
-            return Err(Error::Corrupt(format!(
-                "standard filter payload is {} bytes, but m = {m} bits needs {want}",
-                payload.len()
-            )));
-        }
-        let words = words_from_le(payload)?;
-        if m % 64 != 0 {
-            let last = words.last().copied().unwrap_or(0);
-            if last >> (m % 64) != 0 {
-                return Err(Error::Corrupt(format!(
-                    "standard filter has bits set past m = {m} in its last word"
-                )));
-            }
-        }
-        let bits = BitVec::from_words(words, m)?;
+        let bits = bits_from_le("standard filter", m, payload)?;
         StandardBloom::from_bits(bits, k, len, hasher, strategy)
     }
 }
@@ -633,6 +677,386 @@ impl<H: PersistHasher, S: PersistStrategy> Persist for ConcurrentBloom<H, S> {
     }
     fn decode(id: &Identity, params: &[u8], payload: &[u8]) -> Result<Self> {
         StandardBloom::decode(id, params, payload).map(ConcurrentBloom::from_standard)
+    }
+}
+
+/// **Counting filter** (kind 1): params = `m: u64` (counters), `k: u32`, `reserved: u32 = 0`,
+/// `len: u64` (24 bytes); payload = the `⌈m/2⌉` counter bytes (counter `i` is the low nibble of
+/// byte `i/2` when `i` is even, the high nibble when odd; the unused high nibble of an odd m is
+/// 0). The saturated count is recomputed from the counters at 15.
+impl<H: PersistHasher, S: PersistStrategy> Persist for CountingBloom<H, S> {
+    const KIND: FilterKind = FilterKind::Counting;
+    fn identity(&self) -> Identity {
+        Identity {
+            hash: self.hasher().id(),
+            key: self.hasher().key_material(),
+            strategy: Some(self.strategy().id()),
+        }
+    }
+    fn params(&self) -> Vec<u8> {
+        let mut p = Vec::with_capacity(24);
+        p.extend_from_slice(&self.counters().to_le_bytes());
+        p.extend_from_slice(&Filter::k(self).to_le_bytes());
+        p.extend_from_slice(&0u32.to_le_bytes());
+        p.extend_from_slice(&Filter::len(self).to_le_bytes());
+        p
+    }
+    fn payload_len(&self) -> u64 {
+        self.counter_array().as_bytes().len() as u64
+    }
+    fn write_payload(&self, w: &mut dyn Write) -> io::Result<()> {
+        w.write_all(self.counter_array().as_bytes())
+    }
+    fn decode(id: &Identity, params: &[u8], payload: &[u8]) -> Result<Self> {
+        let kind = FilterKind::Counting;
+        let mut r = ParamReader::new(params, kind);
+        let m = r.u64("m")?;
+        let k = r.u32("k")?;
+        reserved_zero(kind, r.u32("reserved")?)?;
+        let len = r.u64("len")?;
+        r.finish()?;
+        let strategy: S = strategy_of(kind, id)?;
+        let hasher = H::from_key_material(id.hash, id.key)?;
+        if m == 0 {
+            return Err(corrupt("counting filter has 0 counters"));
+        }
+        let want = m.div_ceil(2);
+        if payload.len() as u64 != want {
+            return Err(corrupt(format!(
+                "counting filter payload is {} bytes, but m = {m} counters need {want}",
+                payload.len()
+            )));
+        }
+        if m % 2 == 1 && payload.last().is_some_and(|b| b >> 4 != 0) {
+            return Err(corrupt(format!(
+                "counting filter has a counter set past m = {m}"
+            )));
+        }
+        let mut counters = Counters4::new(m)?;
+        for (i, b) in payload.iter().enumerate() {
+            let i = i as u64 * 2;
+            counters.put(i, b & 0x0f);
+            if i + 1 < m {
+                counters.put(i + 1, b >> 4);
+            }
+        }
+        CountingBloom::from_parts(counters, k, len, hasher, strategy)
+    }
+}
+
+/// **Blocked filter** (kind 2, no strategy): params = `blocks: u64`, `k: u32`,
+/// `reserved: u32 = 0`, `len: u64` (24 bytes); payload = the blocks, 8 little-endian words each
+/// (`64·blocks` bytes). The (n, p) sizing report is not saved.
+impl<H: PersistHasher> Persist for BlockedBloom<H> {
+    const KIND: FilterKind = FilterKind::Blocked;
+    fn identity(&self) -> Identity {
+        Identity {
+            hash: self.hasher().id(),
+            key: self.hasher().key_material(),
+            strategy: None,
+        }
+    }
+    fn params(&self) -> Vec<u8> {
+        let mut p = Vec::with_capacity(24);
+        p.extend_from_slice(&self.blocks().to_le_bytes());
+        p.extend_from_slice(&Filter::k(self).to_le_bytes());
+        p.extend_from_slice(&0u32.to_le_bytes());
+        p.extend_from_slice(&Filter::len(self).to_le_bytes());
+        p
+    }
+    fn payload_len(&self) -> u64 {
+        self.blocks() * 64
+    }
+    fn write_payload(&self, w: &mut dyn Write) -> io::Result<()> {
+        for b in self.block_slice() {
+            write_words_le(&b.0, w)?;
+        }
+        Ok(())
+    }
+    fn decode(id: &Identity, params: &[u8], payload: &[u8]) -> Result<Self> {
+        let kind = FilterKind::Blocked;
+        let mut r = ParamReader::new(params, kind);
+        let blocks = r.u64("blocks")?;
+        let k = r.u32("k")?;
+        reserved_zero(kind, r.u32("reserved")?)?;
+        let len = r.u64("len")?;
+        r.finish()?;
+        no_strategy(kind, id)?;
+        let hasher = H::from_key_material(id.hash, id.key)?;
+        if blocks.checked_mul(64) != Some(payload.len() as u64) {
+            return Err(corrupt(format!(
+                "blocked filter payload is {} bytes, but {blocks} blocks need 64 each",
+                payload.len()
+            )));
+        }
+        let mut v: Vec<Block> = Vec::new();
+        v.try_reserve_exact(payload.len() / 64)
+            .map_err(|_| Error::Allocation {
+                bytes: payload.len() as u128,
+            })?;
+        for chunk in payload.chunks_exact(64) {
+            let mut b = Block::default();
+            for (w, c) in b.0.iter_mut().zip(chunk.chunks_exact(8)) {
+                *w = le_u64(c, 0);
+            }
+            v.push(b);
+        }
+        BlockedBloom::from_parts(v, k, len, hasher)
+    }
+}
+
+/// **Split-block filter** (kind 3, no strategy): params = `blocks: u64`, `len: u64` (16 bytes);
+/// payload = the blocks as Parquet stores them (8 little-endian `u32` words each, `32·blocks`
+/// bytes).
+impl<H: PersistHasher> Persist for SplitBlockBloom<H> {
+    const KIND: FilterKind = FilterKind::SplitBlock;
+    fn identity(&self) -> Identity {
+        Identity {
+            hash: self.hasher().id(),
+            key: self.hasher().key_material(),
+            strategy: None,
+        }
+    }
+    fn params(&self) -> Vec<u8> {
+        let mut p = Vec::with_capacity(16);
+        p.extend_from_slice(&self.blocks().to_le_bytes());
+        p.extend_from_slice(&Filter::len(self).to_le_bytes());
+        p
+    }
+    fn payload_len(&self) -> u64 {
+        self.blocks() * 32
+    }
+    fn write_payload(&self, w: &mut dyn Write) -> io::Result<()> {
+        let mut buf = [0u8; 32];
+        for b in self.block_slice() {
+            for (d, x) in buf.chunks_exact_mut(4).zip(b.0) {
+                d.copy_from_slice(&x.to_le_bytes());
+            }
+            w.write_all(&buf)?;
+        }
+        Ok(())
+    }
+    fn decode(id: &Identity, params: &[u8], payload: &[u8]) -> Result<Self> {
+        let kind = FilterKind::SplitBlock;
+        let mut r = ParamReader::new(params, kind);
+        let blocks = r.u64("blocks")?;
+        let len = r.u64("len")?;
+        r.finish()?;
+        no_strategy(kind, id)?;
+        let hasher = H::from_key_material(id.hash, id.key)?;
+        if blocks.checked_mul(32) != Some(payload.len() as u64) {
+            return Err(corrupt(format!(
+                "split-block filter payload is {} bytes, but {blocks} blocks need 32 each",
+                payload.len()
+            )));
+        }
+        if blocks == 0 || blocks > crate::theory::split_block::MAX_BLOCKS {
+            return Err(corrupt(format!(
+                "split-block filter has {blocks} blocks, outside 1..=2^32"
+            )));
+        }
+        let mut v: Vec<SbBlock> = Vec::new();
+        v.try_reserve_exact(payload.len() / 32)
+            .map_err(|_| Error::Allocation {
+                bytes: payload.len() as u128,
+            })?;
+        for chunk in payload.chunks_exact(32) {
+            let mut b = SbBlock::default();
+            for (w, c) in b.0.iter_mut().zip(chunk.chunks_exact(4)) {
+                *w = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            }
+            v.push(b);
+        }
+        SplitBlockBloom::from_parts(v, len, hasher)
+    }
+}
+
+/// **Cuckoo filter** (kind 5, no strategy): params = `buckets: u64`, `f: u32` (fingerprint
+/// bits), `longest_chain: u32`, `len: u64`, `rng: u64`, `kicks: u64`, `refused: u64`
+/// (48 bytes); payload = the packed table, `⌈4·f·buckets/64⌉` little-endian words (slot `j` of
+/// bucket `i` at bits `(4i + j)·f ..`). `len` must equal the number of non-empty slots; `rng`
+/// makes a loaded filter evict exactly as the saved one would have.
+impl<H: PersistHasher> Persist for CuckooFilter<H> {
+    const KIND: FilterKind = FilterKind::Cuckoo;
+    fn identity(&self) -> Identity {
+        Identity {
+            hash: self.hasher().id(),
+            key: self.hasher().key_material(),
+            strategy: None,
+        }
+    }
+    fn params(&self) -> Vec<u8> {
+        let s = self.state();
+        let mut p = Vec::with_capacity(48);
+        p.extend_from_slice(&self.buckets().to_le_bytes());
+        p.extend_from_slice(&self.fingerprint_bits().to_le_bytes());
+        p.extend_from_slice(&s.longest_chain.to_le_bytes());
+        p.extend_from_slice(&Filter::len(self).to_le_bytes());
+        p.extend_from_slice(&s.rng.to_le_bytes());
+        p.extend_from_slice(&s.kicks.to_le_bytes());
+        p.extend_from_slice(&s.refused.to_le_bytes());
+        p
+    }
+    fn payload_len(&self) -> u64 {
+        self.table_words().len() as u64 * 8
+    }
+    fn write_payload(&self, w: &mut dyn Write) -> io::Result<()> {
+        write_words_le(self.table_words(), w)
+    }
+    fn decode(id: &Identity, params: &[u8], payload: &[u8]) -> Result<Self> {
+        let kind = FilterKind::Cuckoo;
+        let mut r = ParamReader::new(params, kind);
+        let buckets = r.u64("buckets")?;
+        let f = r.u32("fingerprint bits")?;
+        let longest_chain = r.u32("longest kick chain")?;
+        let len = r.u64("len")?;
+        let rng = r.u64("rng")?;
+        let kicks = r.u64("kicks")?;
+        let refused = r.u64("refused")?;
+        r.finish()?;
+        no_strategy(kind, id)?;
+        let hasher = H::from_key_material(id.hash, id.key)?;
+        crate::theory::cuckoo::check_fingerprint_bits(f).map_err(|_| {
+            corrupt(format!(
+                "cuckoo filter has {f}-bit fingerprints, not 8, 12 or 16"
+            ))
+        })?;
+        let want = buckets
+            .checked_mul(4 * u64::from(f))
+            .map(|b| b.div_ceil(64) * 8);
+        if want != Some(payload.len() as u64) {
+            return Err(corrupt(format!(
+                "cuckoo filter payload is {} bytes, which does not fit {buckets} buckets of four {f}-bit slots",
+                payload.len()
+            )));
+        }
+        let words = words_from_le(payload)?;
+        let state = CuckooState {
+            rng,
+            kicks,
+            longest_chain,
+            refused,
+        };
+        let g = CuckooFilter::from_parts(words, buckets, f, hasher, state)?;
+        if g.len() != len {
+            return Err(corrupt(format!(
+                "cuckoo filter says it holds {len} fingerprints, but its table holds {}",
+                g.len()
+            )));
+        }
+        Ok(g)
+    }
+}
+
+/// **Scalable filter** (kind 4): params = `n0: u64`, `p: f64`, `growth: f64`,
+/// `tightening: f64`, `nonscaling: u32` (0 or 1), `layers: u32`, then per layer (oldest first)
+/// `m: u64`, `k: u32`, `reserved: u32 = 0`, `len: u64` (40 + 24·layers bytes, so at most 169
+/// layers); payload = each layer's bit array as a standard filter's, one after the other. Every
+/// layer's m and k must be the ones the params give it.
+impl<H: PersistHasher, S: PersistStrategy> Persist for ScalableBloom<H, S> {
+    const KIND: FilterKind = FilterKind::Scalable;
+    fn identity(&self) -> Identity {
+        Identity {
+            hash: self.hasher().id(),
+            key: self.hasher().key_material(),
+            strategy: Some(self.strategy().id()),
+        }
+    }
+    fn params(&self) -> Vec<u8> {
+        let q = self.params();
+        let mut p = Vec::with_capacity(40 + 24 * self.layer_count());
+        p.extend_from_slice(&q.initial_capacity.to_le_bytes());
+        p.extend_from_slice(&q.p.to_le_bytes());
+        p.extend_from_slice(&q.growth.to_le_bytes());
+        p.extend_from_slice(&q.tightening.to_le_bytes());
+        p.extend_from_slice(&u32::from(q.nonscaling).to_le_bytes());
+        p.extend_from_slice(&(self.layer_count() as u32).to_le_bytes());
+        for l in self.layers() {
+            p.extend_from_slice(&l.bit_vec().len().to_le_bytes());
+            p.extend_from_slice(&Filter::k(l).to_le_bytes());
+            p.extend_from_slice(&0u32.to_le_bytes());
+            p.extend_from_slice(&Filter::len(l).to_le_bytes());
+        }
+        p
+    }
+    fn payload_len(&self) -> u64 {
+        self.layers()
+            .map(|l| l.bit_vec().words().len() as u64 * 8)
+            .sum()
+    }
+    fn write_payload(&self, w: &mut dyn Write) -> io::Result<()> {
+        for l in self.layers() {
+            write_words_le(l.bit_vec().words(), w)?;
+        }
+        Ok(())
+    }
+    fn decode(id: &Identity, params: &[u8], payload: &[u8]) -> Result<Self> {
+        let kind = FilterKind::Scalable;
+        let mut r = ParamReader::new(params, kind);
+        let initial_capacity = r.u64("n0")?;
+        let p = r.f64("p")?;
+        let growth = r.f64("growth")?;
+        let tightening = r.f64("tightening")?;
+        let nonscaling = match r.u32("nonscaling")? {
+            0 => false,
+            1 => true,
+            v => {
+                return Err(corrupt(format!(
+                    "scalable filter nonscaling flag is {v}, not 0 or 1"
+                )));
+            }
+        };
+        let count = r.u32("layer count")?;
+        // Each layer takes 24 params bytes: the params length bounds the count.
+        if count == 0 || count as usize > (MAX_PARAMS_LEN as usize - 40) / 24 {
+            return Err(corrupt(format!("scalable filter has {count} layers")));
+        }
+        let mut heads = Vec::with_capacity(count as usize);
+        for _ in 0..count {
+            let m = r.u64("layer m")?;
+            let k = r.u32("layer k")?;
+            reserved_zero(kind, r.u32("layer reserved")?)?;
+            let len = r.u64("layer len")?;
+            heads.push((m, k, len));
+        }
+        r.finish()?;
+        let strategy: S = strategy_of(kind, id)?;
+        let hasher = H::from_key_material(id.hash, id.key)?;
+        let params = ScalableParams {
+            initial_capacity,
+            p,
+            growth,
+            tightening,
+            nonscaling,
+        };
+        // Check every layer's size against the params and the payload before allocating.
+        let mut total = 0u64;
+        for (i, &(m, k, _)) in heads.iter().enumerate() {
+            let (em, ek, _) = ScalableBloom::<H, S>::expected_layer(&params, strategy, i)?;
+            if (m, k) != (em, ek) {
+                return Err(corrupt(format!(
+                    "scalable layer {i} has m = {m}, k = {k}, but its params give m = {em}, k = {ek}"
+                )));
+            }
+            total = total
+                .checked_add(m.div_ceil(64) * 8)
+                .ok_or_else(|| corrupt("scalable layers are impossibly large"))?;
+        }
+        if total != payload.len() as u64 {
+            return Err(corrupt(format!(
+                "scalable filter payload is {} bytes, but its layers need {total}",
+                payload.len()
+            )));
+        }
+        let mut layers = Vec::with_capacity(heads.len());
+        let mut at = 0usize;
+        for (i, &(m, k, len)) in heads.iter().enumerate() {
+            let n = (m.div_ceil(64) * 8) as usize;
+            let bits = bits_from_le(&format!("scalable layer {i}"), m, &payload[at..at + n])?;
+            at += n;
+            layers.push((bits, k, len));
+        }
+        ScalableBloom::from_parts(params, layers, hasher, strategy)
     }
 }
 
@@ -1096,9 +1520,31 @@ pub fn from_bytes_any(bytes: &[u8], opts: &LoadOptions) -> Result<Box<dyn Filter
             p.params,
             p.payload,
         )?)),
-        other => Err(corrupt(format!(
-            "filter kind '{other}' is valid but this build of bloomlab cannot load it yet"
-        ))),
+        FilterKind::Counting => Ok(Box::new(CountingBloom::<AnyHasher, AnyStrategy>::decode(
+            &identity(&p),
+            p.params,
+            p.payload,
+        )?)),
+        FilterKind::Blocked => Ok(Box::new(BlockedBloom::<AnyHasher>::decode(
+            &identity(&p),
+            p.params,
+            p.payload,
+        )?)),
+        FilterKind::SplitBlock => Ok(Box::new(SplitBlockBloom::<AnyHasher>::decode(
+            &identity(&p),
+            p.params,
+            p.payload,
+        )?)),
+        FilterKind::Scalable => Ok(Box::new(ScalableBloom::<AnyHasher, AnyStrategy>::decode(
+            &identity(&p),
+            p.params,
+            p.payload,
+        )?)),
+        FilterKind::Cuckoo => Ok(Box::new(CuckooFilter::<AnyHasher>::decode(
+            &identity(&p),
+            p.params,
+            p.payload,
+        )?)),
     }
 }
 
@@ -1185,6 +1631,7 @@ impl<H: PersistHasher, S: PersistStrategy> StandardBloom<H, S> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::filter::Removable;
 
     fn sample() -> StandardBloom {
         let mut f = StandardBloom::with_rate(500, 0.01).unwrap();
@@ -1229,6 +1676,199 @@ mod tests {
                 assert_eq!(to_bytes(&g, &opts).unwrap(), b, "byte-identical re-save");
             }
         }
+    }
+
+    /// Items 0.. as keys; absent keys from a disjoint range.
+    fn key(i: u64) -> [u8; 8] {
+        i.to_le_bytes()
+    }
+    fn absent(i: u64) -> [u8; 8] {
+        (i | 1 << 63).to_le_bytes()
+    }
+
+    /// Save `f`, load it back as `F` and as `dyn Filter`; both answer exactly as `f` on 400
+    /// present and 20,000 absent keys (some of which are false positives) and agree on len,
+    /// bits, bytes, k, kind; re-saving gives the same bytes.
+    fn check_round_trip<F: Persist + Filter>(f: &F, present: u64) -> F {
+        let opts = SaveOptions::default();
+        let b = to_bytes(f, &opts).unwrap();
+        let g: F = from_bytes(&b, &LoadOptions::new()).unwrap();
+        let d = from_bytes_any(&b, &LoadOptions::new()).unwrap();
+        for h in [&g as &dyn Filter, &*d] {
+            assert_eq!(
+                (h.len(), h.bits(), h.bytes(), h.k(), h.kind()),
+                (f.len(), f.bits(), f.bytes(), f.k(), f.kind())
+            );
+            assert_eq!(
+                (h.hash_id(), h.strategy_id()),
+                (f.hash_id(), f.strategy_id())
+            );
+            assert!((0..present).all(|i| h.contains(&key(i))));
+            let mut fp = 0;
+            for i in 0..20_000 {
+                let a = f.contains(&absent(i));
+                assert_eq!(h.contains(&absent(i)), a, "absent key {i}");
+                fp += u32::from(a);
+            }
+            assert!(fp > 0, "the test needs some false positives to compare");
+            assert!(h.expected_fpr() == f.expected_fpr());
+        }
+        assert_eq!(to_bytes(&g, &opts).unwrap(), b, "byte-identical re-save");
+        g
+    }
+
+    #[test]
+    fn counting_round_trip_keeps_counters_and_removes() {
+        let mut f = CountingBloom::with_rate_and(
+            400,
+            0.05,
+            AnyHasher::new(HashId::Murmur3, 3),
+            AnyStrategy(StrategyId::Guava64),
+        )
+        .unwrap();
+        for i in 0..400 {
+            f.insert(&key(i));
+        }
+        for _ in 0..20 {
+            f.insert(b"hot"); // saturates its counters
+        }
+        let mut g = check_round_trip(&f, 400);
+        assert_eq!(g.counter_array(), f.counter_array());
+        assert!(f.saturated() > 0);
+        assert_eq!(g.saturated(), f.saturated());
+        for i in 0..200 {
+            g.remove(&key(i)).unwrap();
+        }
+        assert!((200..400).all(|i| g.contains(&key(i))));
+        // A counter past an odd m is refused.
+        let h = CountingBloom::with_counters(101, 3).unwrap();
+        let mut b = to_bytes(&h, &SaveOptions::default()).unwrap();
+        let last = b.len() - 9;
+        b[last] |= 0x10;
+        reseal(&mut b);
+        assert!(corrupt_msg(from_bytes_any(&b, &LoadOptions::new())).contains("past m"));
+    }
+
+    #[test]
+    fn blocked_round_trip() {
+        let mut f = BlockedBloom::with_rate_and(400, 0.05, None, AnyHasher::new(HashId::Wyhash, 8))
+            .unwrap();
+        for i in 0..400 {
+            f.insert(&key(i));
+        }
+        let g = check_round_trip(&f, 400);
+        assert_eq!(g.block_slice(), f.block_slice());
+        assert_eq!(g.sizing(), None, "the sizing report is not saved");
+    }
+
+    #[test]
+    fn split_block_round_trip_stays_parquet_compatible() {
+        let mut f =
+            SplitBlockBloom::with_rate_and(400, 0.05, AnyHasher::new(HashId::Xxh64, 0)).unwrap();
+        for i in 0..400 {
+            f.insert(&key(i));
+        }
+        let g = check_round_trip(&f, 400);
+        assert!(g.parquet_compatible());
+        assert_eq!(g.to_parquet_bytes(), f.to_parquet_bytes());
+    }
+
+    #[test]
+    fn cuckoo_round_trip_behaves_identically_afterwards() {
+        let mut f =
+            CuckooFilter::with_buckets_and(64, 12, AnyHasher::new(HashId::Xxh3, 1)).unwrap();
+        for i in 0..230 {
+            f.try_insert(&key(i)).unwrap(); // 230/256 = 0.9 load: evictions happen
+        }
+        assert!(f.kicks() > 0);
+        let mut g = check_round_trip(&f, 230);
+        assert_eq!(g.table_words(), f.table_words());
+        assert_eq!(g.state(), f.state());
+        // Same eviction choices from here on: inserting into both until full gives the same
+        // tables, statistics and refusals.
+        for i in 230..300 {
+            let a = f.try_insert(&key(i)).is_ok();
+            let b = g.try_insert(&key(i)).is_ok();
+            assert_eq!(a, b, "insert {i}");
+        }
+        assert!(f.refused() > 0);
+        assert_eq!(g.table_words(), f.table_words());
+        assert_eq!((g.state(), g.len()), (f.state(), f.len()));
+        g.remove(&key(0)).unwrap();
+        assert_eq!(g.len(), f.len() - 1);
+        // A count that disagrees with the table is refused.
+        let mut b = to_bytes(&f, &SaveOptions::default()).unwrap();
+        let at = 52 + 16;
+        let n = le_u64(&b, at);
+        b[at..at + 8].copy_from_slice(&(n + 1).to_le_bytes());
+        reseal(&mut b);
+        assert!(corrupt_msg(from_bytes_any(&b, &LoadOptions::new())).contains("table holds"));
+        // Fingerprint bits other than 8, 12, 16 are refused.
+        let mut b = to_bytes(&f, &SaveOptions::default()).unwrap();
+        b[60..64].copy_from_slice(&10u32.to_le_bytes());
+        reseal(&mut b);
+        assert!(corrupt_msg(from_bytes_any(&b, &LoadOptions::new())).contains("10-bit"));
+    }
+
+    #[test]
+    fn scalable_round_trip_keeps_layers_and_grows_alike() {
+        let mut f = ScalableBloom::with_params_and(
+            ScalableParams::new(100, 0.02),
+            AnyHasher::new(HashId::Sip24, 0),
+            AnyStrategy(StrategyId::Guava32),
+        )
+        .unwrap();
+        for i in 0..400 {
+            f.insert(&key(i));
+        }
+        assert_eq!(f.layer_count(), 3);
+        let mut g = check_round_trip(&f, 400);
+        assert_eq!(g.layer_targets(), f.layer_targets());
+        assert_eq!(g.params(), f.params());
+        for (a, b) in g.layers().zip(f.layers()) {
+            assert_eq!((a.bit_vec(), a.len()), (b.bit_vec(), b.len()));
+        }
+        for i in 400..1_000 {
+            f.insert(&key(i));
+            g.insert(&key(i));
+        }
+        assert_eq!(
+            (g.layer_count(), g.len(), g.bits()),
+            (f.layer_count(), f.len(), f.bits())
+        );
+        // A layer whose m is not what the params give is refused (m of layer 0 at 52 + 40).
+        let mut b = to_bytes(&f, &SaveOptions::default()).unwrap();
+        let m = le_u64(&b, 92);
+        b[92..100].copy_from_slice(&(m + 64).to_le_bytes());
+        reseal(&mut b);
+        assert!(corrupt_msg(from_bytes_any(&b, &LoadOptions::new())).contains("params give"));
+        // So is a tightening ratio out of range.
+        let mut b = to_bytes(&f, &SaveOptions::default()).unwrap();
+        b[76..84].copy_from_slice(&1.5f64.to_le_bytes());
+        reseal(&mut b);
+        assert!(corrupt_msg(from_bytes_any(&b, &LoadOptions::new())).contains("scalable"));
+    }
+
+    #[test]
+    fn a_saved_kind_is_refused_as_another() {
+        let f = CuckooFilter::with_buckets(16, 8).unwrap();
+        let b = to_bytes(&f, &SaveOptions::default()).unwrap();
+        let e = from_bytes::<StandardBloom>(&b, &LoadOptions::new()).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::Mismatch {
+                    what: "filter kind",
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        // A kind without a strategy whose file names one is corrupt.
+        let mut b = b.clone();
+        b[12] = StrategyId::Guava32.code();
+        reseal(&mut b);
+        assert!(corrupt_msg(from_bytes_any(&b, &LoadOptions::new())).contains("no index strategy"));
     }
 
     #[test]

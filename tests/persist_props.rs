@@ -2,9 +2,12 @@
 //! random bytes given to the loader give a typed error or a usable filter, never a panic.
 //! (Allocation bounds are checked in `tests/persist_alloc.rs`, which needs its own allocator.)
 
+use bloomlab::filters::{
+    BlockedBloom, CountingBloom, CuckooFilter, ScalableBloom, ScalableParams, SplitBlockBloom,
+};
 use bloomlab::hash::{AnyHasher, AnyStrategy, HashId, StrategyId};
 use bloomlab::persist::{self, KeyPolicy, LoadOptions, SaveOptions};
-use bloomlab::{Error, Filter, StandardBloom};
+use bloomlab::{Error, Filter, FilterKind, StandardBloom};
 use proptest::prelude::*;
 
 type Dyn = StandardBloom<AnyHasher, AnyStrategy>;
@@ -40,8 +43,14 @@ fn check_outcome(r: Result<Box<dyn Filter>, Error>) {
             for i in 0u64..16 {
                 let _ = f.contains(&i.to_le_bytes());
             }
-            f.insert(b"probe");
-            assert!(f.contains(b"probe"));
+            // A filter with a hard capacity (cuckoo, non-scaling) may refuse: with Full only.
+            match f.try_insert(b"probe") {
+                Ok(()) => assert!(f.contains(b"probe")),
+                Err(Error::Full { .. }) => {}
+                Err(e) => panic!("insert into a loaded filter failed: {e:?}"),
+            }
+            let _ = f.expected_fpr();
+            let _ = f.details();
         }
         Err(
             Error::Corrupt(_)
@@ -71,8 +80,112 @@ fn arb_filter() -> impl Strategy<Value = (Dyn, KeyPolicy)> {
         .prop_map(|(h, s, seed, n, p, items, kp)| (build(h, s, seed, n, p, items), kp))
 }
 
+/// A small file of `kind` with `items` inserted, hash `h`, strategy `s` (where the kind has one).
+fn file_of_kind(kind: usize, h: usize, s: usize, seed: u64, items: u64, kp: KeyPolicy) -> Vec<u8> {
+    let hasher = AnyHasher::new(HashId::ALL[h], seed);
+    let strategy = AnyStrategy(StrategyId::ALL[s]);
+    let opts = SaveOptions::default().key_policy(kp);
+    let keys = (0..items).map(u64::to_le_bytes);
+    match FilterKind::ALL[kind] {
+        FilterKind::Standard => persist::to_bytes(&build(h, s, seed, 200, 0.05, items), &opts),
+        FilterKind::Counting => {
+            let mut f = CountingBloom::with_rate_and(200, 0.05, hasher, strategy).unwrap();
+            keys.for_each(|k| f.insert(&k));
+            persist::to_bytes(&f, &opts)
+        }
+        FilterKind::Blocked => {
+            let mut f = BlockedBloom::with_rate_and(200, 0.05, None, hasher).unwrap();
+            keys.for_each(|k| f.insert(&k));
+            persist::to_bytes(&f, &opts)
+        }
+        FilterKind::SplitBlock => {
+            let mut f = SplitBlockBloom::with_rate_and(200, 0.05, hasher).unwrap();
+            keys.for_each(|k| f.insert(&k));
+            persist::to_bytes(&f, &opts)
+        }
+        FilterKind::Scalable => {
+            let mut p = ScalableParams::new(50, 0.05);
+            p.nonscaling = seed.is_multiple_of(4);
+            let mut f = ScalableBloom::with_params_and(p, hasher, strategy).unwrap();
+            keys.for_each(|k| {
+                let _ = f.try_insert(&k);
+            });
+            persist::to_bytes(&f, &opts)
+        }
+        FilterKind::Cuckoo => {
+            let mut f = CuckooFilter::with_buckets_and(32, [8, 12, 16][s % 3], hasher).unwrap();
+            keys.for_each(|k| {
+                let _ = f.try_insert(&k);
+            });
+            persist::to_bytes(&f, &opts)
+        }
+        other => panic!("no test file for kind {other}"),
+    }
+    .unwrap()
+}
+
+fn arb_file() -> impl Strategy<Value = Vec<u8>> {
+    (
+        0..FilterKind::ALL.len(),
+        0..HashId::ALL.len(),
+        0..StrategyId::ALL.len(),
+        any::<u64>(),
+        0u64..300,
+        prop_oneof![
+            Just(KeyPolicy::Auto),
+            Just(KeyPolicy::Store),
+            Just(KeyPolicy::Withhold)
+        ],
+    )
+        .prop_map(|(k, h, s, seed, items, kp)| file_of_kind(k, h, s, seed, items, kp))
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    #[test]
+    fn mutated_files_of_every_kind_never_panic(
+        b in arb_file(),
+        edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..8),
+        cut in prop::option::of(any::<prop::sample::Index>()),
+        resealed in any::<bool>(),
+    ) {
+        let original = b.clone();
+        let mut b = b;
+        // Every kind's file loads as given (with the key, when it was withheld).
+        check_outcome(persist::from_bytes_any(&b, &LoadOptions::new()));
+        for (i, v) in &edits {
+            let at = i.index(b.len());
+            b[at] = *v;
+        }
+        if let Some(c) = cut {
+            b.truncate(c.index(b.len()));
+        }
+        if resealed {
+            reseal(&mut b);
+        }
+        let r = persist::from_bytes_any(&b, &LoadOptions::new());
+        if !resealed && b != original {
+            prop_assert!(r.is_err());
+        }
+        check_outcome(r);
+        check_outcome(persist::from_bytes_any(&b, &LoadOptions::new().key([7; 16])));
+    }
+
+    #[test]
+    fn files_of_every_kind_round_trip(b in arb_file()) {
+        let info = persist::read_info(&b).unwrap();
+        if info.key_mode == persist::KeyMode::Stored {
+            let f = persist::from_bytes_any(&b, &LoadOptions::new()).unwrap();
+            prop_assert_eq!(f.kind(), info.kind);
+            prop_assert_eq!(f.hash_id(), info.hash);
+            prop_assert_eq!(f.strategy_id(), info.strategy);
+        } else {
+            let e = persist::from_bytes_any(&b, &LoadOptions::new()).unwrap_err();
+            let is_required = matches!(e, Error::KeyRequired { .. });
+            prop_assert!(is_required, "{e}");
+        }
+    }
 
     #[test]
     fn round_trip((f, kp) in arb_filter(), seed_bytes in any::<[u8; 16]>()) {

@@ -118,6 +118,36 @@ impl<H: ItemHasher> BlockedBloom<H> {
         })
     }
 
+    /// Rebuild from saved parts (see [`crate::persist`]). The (n, p) sizing report
+    /// ([`BlockedBloom::sizing`]) is not part of them and is `None` afterwards.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] for no blocks or `k` outside `1..=64`.
+    pub fn from_parts(blocks: Vec<Block>, k: u32, len: u64, hasher: H) -> Result<Self> {
+        if blocks.is_empty() {
+            return Err(Error::Corrupt("blocked filter has 0 blocks".into()));
+        }
+        if k == 0 || k > theory::MAX_K {
+            return Err(Error::Corrupt(format!(
+                "blocked filter has k = {k}, outside 1..={}",
+                theory::MAX_K
+            )));
+        }
+        Ok(Self {
+            blocks,
+            k,
+            len,
+            hasher,
+            sizing: None,
+        })
+    }
+
+    /// The hash function.
+    #[must_use]
+    pub fn hasher(&self) -> &H {
+        &self.hasher
+    }
+
     /// Number of 512-bit blocks.
     #[must_use]
     pub fn blocks(&self) -> u64 {
@@ -182,7 +212,7 @@ impl<H: ItemHasher> BlockedBloom<H> {
         for (w, x) in self.blocks[b].0.iter_mut().zip(m) {
             *w |= x;
         }
-        self.len += 1;
+        self.len = self.len.saturating_add(1);
     }
 
     /// Number of bits set.

@@ -87,6 +87,62 @@ impl<H: ItemHasher, S: IndexStrategy> CountingBloom<H, S> {
         })
     }
 
+    /// Rebuild from saved parts (see [`crate::persist`]): `counters`, `k`, the count `len`;
+    /// the saturated count is recomputed (a counter at 15 is stuck there).
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] for no counters, `k` outside `1..=64`, or a number of counters the
+    /// strategy cannot have (the Guava strategies need a multiple of 64).
+    pub fn from_parts(
+        counters: Counters4,
+        k: u32,
+        len: u64,
+        hasher: H,
+        strategy: S,
+    ) -> Result<Self> {
+        let m = counters.len();
+        if m == 0 {
+            return Err(Error::Corrupt("counting filter has 0 counters".into()));
+        }
+        if k == 0 || k > theory::MAX_K {
+            return Err(Error::Corrupt(format!(
+                "counting filter has k = {k}, outside 1..={}",
+                theory::MAX_K
+            )));
+        }
+        if strategy.round_bits(m) != m {
+            return Err(Error::Corrupt(format!(
+                "counting filter has {m} counters, but strategy {} needs a multiple of 64",
+                strategy.id()
+            )));
+        }
+        let saturated = counters
+            .as_bytes()
+            .iter()
+            .map(|b| u64::from(b & 0x0f == 0x0f) + u64::from(b >> 4 == 0x0f))
+            .sum();
+        Ok(Self {
+            counters,
+            k,
+            len,
+            saturated,
+            hasher,
+            strategy,
+        })
+    }
+
+    /// The hash function.
+    #[must_use]
+    pub fn hasher(&self) -> &H {
+        &self.hasher
+    }
+
+    /// The index strategy.
+    #[must_use]
+    pub fn strategy(&self) -> S {
+        self.strategy
+    }
+
     /// Number of counters (m).
     #[must_use]
     pub fn counters(&self) -> u64 {
@@ -157,7 +213,7 @@ impl<H: ItemHasher, S: IndexStrategy> CountingBloom<H, S> {
                 }
                 true
             });
-        self.len += 1;
+        self.len = self.len.saturating_add(1);
     }
 
     /// Whether `item` may be present: all k counters non-zero.

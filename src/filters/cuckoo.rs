@@ -80,6 +80,20 @@ pub struct CuckooFilter<H = Xxh3> {
     refused: u64,
 }
 
+/// The run-time state of a [`CuckooFilter`] besides its table: the eviction random stream (so a
+/// reloaded filter makes the same choices as the original would) and the statistics it reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CuckooState {
+    /// The eviction random-number generator's state.
+    pub rng: u64,
+    /// Evictions performed by successful inserts.
+    pub kicks: u64,
+    /// The most evictions one successful insert needed.
+    pub longest_chain: u32,
+    /// Inserts refused with [`Error::Full`].
+    pub refused: u64,
+}
+
 impl CuckooFilter<Xxh3> {
     /// A filter for `n` items at rate `p` with the default hash: f from p, buckets from n.
     ///
@@ -145,6 +159,88 @@ impl<H: ItemHasher> CuckooFilter<H> {
             longest_chain: 0,
             refused: 0,
         })
+    }
+
+    /// Rebuild from saved parts (see [`crate::persist`]): the packed table `words` of `buckets`
+    /// buckets of four `f`-bit slots, and the [`CuckooState`]. The count of stored fingerprints
+    /// is the number of non-empty slots.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] when `f` is not 8, 12 or 16, `buckets` is not a power of two up to
+    /// 2⁵⁸, `words` is not exactly the table's length, bits past the table are set, or the
+    /// longest kick chain exceeds 500.
+    pub fn from_parts(
+        words: Vec<u64>,
+        buckets: u64,
+        f: u32,
+        hasher: H,
+        state: CuckooState,
+    ) -> Result<Self> {
+        model::check_fingerprint_bits(f).map_err(|_| {
+            Error::Corrupt(format!(
+                "cuckoo filter has {f}-bit fingerprints, not 8, 12 or 16"
+            ))
+        })?;
+        if !buckets.is_power_of_two() || buckets > 1 << 58 {
+            return Err(Error::Corrupt(format!(
+                "cuckoo filter has {buckets} buckets, not a power of two from 1 to 2^58"
+            )));
+        }
+        let table_bits = buckets * u64::from(B * f);
+        let want = table_bits.div_ceil(64);
+        if words.len() as u64 != want {
+            return Err(Error::Corrupt(format!(
+                "cuckoo table is {} words, but {buckets} buckets of {f}-bit slots need {want}",
+                words.len()
+            )));
+        }
+        if !table_bits.is_multiple_of(64) && words.last().is_some_and(|w| w >> (table_bits % 64) != 0) {
+            return Err(Error::Corrupt(
+                "cuckoo table has bits set past its last bucket".into(),
+            ));
+        }
+        if state.longest_chain > model::MAX_KICKS {
+            return Err(Error::Corrupt(format!(
+                "cuckoo filter reports a kick chain of {}, more than the {} allowed",
+                state.longest_chain,
+                model::MAX_KICKS
+            )));
+        }
+        let mut fl = Self {
+            words,
+            mask: buckets - 1,
+            fp_bits: f,
+            len: 0,
+            hasher,
+            rng: state.rng,
+            kicks: state.kicks,
+            longest_chain: state.longest_chain,
+            refused: state.refused,
+        };
+        let mut len = 0u64;
+        for i in 0..buckets {
+            let b = fl.read_bucket(i);
+            len += (0..B).filter(|&j| fl.slot(b, j) != 0).count() as u64;
+        }
+        fl.len = len;
+        Ok(fl)
+    }
+
+    /// The state besides the table (for savers).
+    #[must_use]
+    pub fn state(&self) -> CuckooState {
+        CuckooState {
+            rng: self.rng,
+            kicks: self.kicks,
+            longest_chain: self.longest_chain,
+            refused: self.refused,
+        }
+    }
+
+    /// The hash function.
+    #[must_use]
+    pub fn hasher(&self) -> &H {
+        &self.hasher
     }
 
     /// Number of buckets.
@@ -316,7 +412,7 @@ impl<H: ItemHasher> CuckooFilter<H> {
             i = self.alt(i, carry);
             if self.try_put(i, carry) {
                 let chain = n as u32 + 1;
-                self.kicks += u64::from(chain);
+                self.kicks = self.kicks.saturating_add(u64::from(chain));
                 self.longest_chain = self.longest_chain.max(chain);
                 self.len += 1;
                 return Ok(());
@@ -329,7 +425,7 @@ impl<H: ItemHasher> CuckooFilter<H> {
             carry = self.swap_slot(i, u32::from(j), carry);
         }
         debug_assert_eq!(carry, fp);
-        self.refused += 1;
+        self.refused = self.refused.saturating_add(1);
         Err(Error::Full {
             len: self.len,
             reason: "cuckoo table: no free slot within 500 kicks (table left unchanged)",

@@ -145,6 +145,98 @@ impl<H: ItemHasher, S: IndexStrategy> ScalableBloom<H, S> {
         })
     }
 
+    /// Rebuild from saved parts (see [`crate::persist`]): `params` and, for each layer oldest
+    /// first, its bits and its insert count. Each layer's size and k must be exactly what
+    /// `params` gives that layer ([`model::layer`]), so capacity and rate are recomputed.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] for invalid params, no layers, a layer whose bits or k differ from the
+    /// model's, or counts whose sum exceeds `u64::MAX`.
+    pub fn from_parts(
+        params: ScalableParams,
+        layers: Vec<(crate::bits::BitVec, u32, u64)>,
+        hasher: H,
+        strategy: S,
+    ) -> Result<Self> {
+        let bad = |e: Error| Error::Corrupt(format!("scalable filter params: {e}"));
+        theory::check_n(params.initial_capacity).map_err(bad)?;
+        theory::check_p(params.p).map_err(bad)?;
+        model::check_growth(params.growth).map_err(bad)?;
+        model::check_tightening(params.tightening).map_err(bad)?;
+        if layers.is_empty() {
+            return Err(Error::Corrupt("scalable filter has no layers".into()));
+        }
+        let mut total = 0u64;
+        // Grown one layer at a time, as a filter grows (amortized doubling), so a rebuilt filter
+        // holds (and `bytes()` reports) the same capacity as the one that was saved.
+        let mut out = Vec::new();
+        for (i, (bits, k, len)) in layers.into_iter().enumerate() {
+            let l = Self::expected_layer(&params, strategy, i)?;
+            if bits.len() != l.0 || k != l.1 {
+                return Err(Error::Corrupt(format!(
+                    "scalable layer {i} has m = {}, k = {k}, but its params give m = {}, k = {}",
+                    bits.len(),
+                    l.0,
+                    l.1
+                )));
+            }
+            total = total.checked_add(len).ok_or_else(|| {
+                Error::Corrupt("scalable layer counts add up to more than 2^64".into())
+            })?;
+            out.try_reserve(1).map_err(|_| Error::Allocation {
+                bytes: (out.len() as u128 + 1) * std::mem::size_of::<Layer<H, S>>() as u128,
+            })?;
+            out.push(Layer {
+                filter: StandardBloom::from_bits(bits, k, len, hasher.clone(), strategy)?,
+                capacity: l.2.capacity,
+                rate: l.2.rate,
+            });
+        }
+        Ok(Self {
+            layers: out,
+            params,
+            hasher,
+            strategy,
+        })
+    }
+
+    /// `(bits, k, model layer)` of layer `i` of a filter with `params`.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] when the layer cannot exist.
+    pub fn expected_layer(
+        params: &ScalableParams,
+        strategy: S,
+        i: usize,
+    ) -> Result<(u64, u32, model::Layer)> {
+        let l = u32::try_from(i)
+            .map_err(|_| Error::Corrupt(format!("scalable layer {i} out of range")))
+            .and_then(|i| {
+                model::layer(
+                    params.initial_capacity,
+                    params.p,
+                    params.growth,
+                    params.tightening,
+                    i,
+                )
+                .map_err(|e| Error::Corrupt(format!("scalable layer {i} cannot exist: {e}")))
+            })?;
+        let m = strategy.round_bits(l.sizing.m);
+        Ok((m, l.sizing.k, l))
+    }
+
+    /// The hash function.
+    #[must_use]
+    pub fn hasher(&self) -> &H {
+        &self.hasher
+    }
+
+    /// The index strategy.
+    #[must_use]
+    pub fn strategy(&self) -> S {
+        self.strategy
+    }
+
     /// The parameters.
     #[must_use]
     pub fn params(&self) -> &ScalableParams {
@@ -234,8 +326,11 @@ impl<H: ItemHasher, S: IndexStrategy> Filter for ScalableBloom<H, S> {
             .any(|l| l.filter.contains_item(item))
     }
 
+    /// Inserts over all layers (saturating at `u64::MAX`).
     fn len(&self) -> u64 {
-        self.layers.iter().map(|l| l.filter.len()).sum()
+        self.layers
+            .iter()
+            .fold(0u64, |a, l| a.saturating_add(l.filter.len()))
     }
 
     fn bits(&self) -> u64 {

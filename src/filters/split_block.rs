@@ -190,6 +190,33 @@ impl<H: ItemHasher> SplitBlockBloom<H> {
         }
     }
 
+    /// Rebuild from saved parts (see [`crate::persist`]).
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] for 0 or more than 2³² blocks.
+    pub fn from_parts(blocks: Vec<SbBlock>, len: u64, hasher: H) -> Result<Self> {
+        if blocks.is_empty() || blocks.len() as u64 > MAX_BLOCKS {
+            return Err(Error::Corrupt(format!(
+                "split-block filter has {} blocks, outside 1..=2^32",
+                blocks.len()
+            )));
+        }
+        let parquet_hash =
+            hasher.id() == HashId::Xxh64 && hasher.hash128(b"").lo == XXH64_EMPTY_SEED0;
+        Ok(Self {
+            blocks,
+            len,
+            hasher,
+            parquet_hash,
+        })
+    }
+
+    /// The hash function.
+    #[must_use]
+    pub fn hasher(&self) -> &H {
+        &self.hasher
+    }
+
     /// Number of 256-bit blocks.
     #[must_use]
     pub fn blocks(&self) -> u64 {
@@ -274,7 +301,7 @@ impl<H: ItemHasher> Filter for SplitBlockBloom<H> {
     #[inline]
     fn insert(&mut self, item: &[u8]) {
         self.insert_hash(self.hash(item));
-        self.len += 1;
+        self.len = self.len.saturating_add(1);
     }
     #[inline]
     fn contains(&self, item: &[u8]) -> bool {
