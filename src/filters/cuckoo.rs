@@ -194,7 +194,9 @@ impl<H: ItemHasher> CuckooFilter<H> {
                 words.len()
             )));
         }
-        if !table_bits.is_multiple_of(64) && words.last().is_some_and(|w| w >> (table_bits % 64) != 0) {
+        if !table_bits.is_multiple_of(64)
+            && words.last().is_some_and(|w| w >> (table_bits % 64) != 0)
+        {
             return Err(Error::Corrupt(
                 "cuckoo table has bits set past its last bucket".into(),
             ));

@@ -7,7 +7,11 @@
 
 use super::{human_bytes, parse_k, parse_m, parse_n, parse_p, pct, thousands};
 use bloomlab::filter::FilterKind;
+use bloomlab::filters::{
+    BlockedBloom, CountingBloom, CuckooFilter, ScalableBloom, ScalableParams, SplitBlockBloom,
+};
 use bloomlab::hash::{AnyHasher, AnyStrategy, HashId, StrategyId};
+use bloomlab::persist::Persist;
 use bloomlab::persist::{self, KeyPolicy, SaveOptions};
 use bloomlab::spec::FilterSpec;
 use bloomlab::{Error, Filter, Param, Result, StandardBloom};
@@ -24,6 +28,24 @@ fn parse_hash(s: &str) -> std::result::Result<HashId, String> {
 fn parse_strategy(s: &str) -> std::result::Result<StrategyId, String> {
     s.parse().map_err(|e: Error| e.to_string())
 }
+fn parse_fp_bits(s: &str) -> std::result::Result<u32, String> {
+    match s.parse::<u32>() {
+        Ok(f @ (0 | 8 | 12 | 16)) => Ok(f),
+        _ => Err("fingerprint-bits must be 8, 12 or 16 (or 0: chosen from p)".into()),
+    }
+}
+fn parse_growth(s: &str) -> std::result::Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(g) if g.is_finite() && g > 1.0 && g <= 16.0 => Ok(g),
+        _ => Err("growth must be a number > 1 and <= 16 (e.g. 2)".into()),
+    }
+}
+fn parse_tightening(s: &str) -> std::result::Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(r) if r > 0.0 && r < 1.0 => Ok(r),
+        _ => Err("tightening must be strictly between 0 and 1 (e.g. 0.5)".into()),
+    }
+}
 
 /// Build a filter from a file of keys, one per line, and save it (atomically) to --out.
 #[derive(Debug, clap::Args)]
@@ -31,7 +53,7 @@ pub struct Args {
     /// File of keys, one per line (`-` for standard input, which then needs --n).
     #[arg(long)]
     pub keys: PathBuf,
-    /// Filter kind (this version builds: standard).
+    /// Filter kind: standard, counting, blocked, split-block, scalable, cuckoo.
     #[arg(long, value_parser = parse_filter, default_value = "standard")]
     pub filter: FilterKind,
     /// Target false-positive rate, strictly between 0 and 1 (0.01, 1%, 1/100).
@@ -67,6 +89,18 @@ pub struct Args {
     /// Write the secret key into the output file in the clear (the file is made private to you).
     #[arg(long, requires = "key_file")]
     pub store_key: bool,
+    /// Cuckoo fingerprint bits: 8, 12 or 16 (0: the smallest that meets p).
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_fp_bits, default_value = "0")]
+    pub fingerprint_bits: u32,
+    /// Scalable growth factor (> 1).
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_growth, default_value = "2")]
+    pub growth: f64,
+    /// Scalable tightening ratio (0 < r < 1).
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_tightening, default_value = "0.5")]
+    pub tightening: f64,
+    /// Scalable: refuse keys beyond the first layer's capacity instead of growing.
+    #[arg(long)]
+    pub nonscaling: bool,
     /// Output file (replaced atomically).
     #[arg(long)]
     pub out: PathBuf,
@@ -163,13 +197,6 @@ fn for_each_key(path: &Path, what: &str, mut f: impl FnMut(&[u8])) -> Result<u64
 /// # Errors
 /// Invalid parameters, unreadable keys, an unwritable output, allocation failure.
 pub fn run(a: &Args) -> Result<()> {
-    if a.filter != FilterKind::Standard {
-        return Err(Error::unknown(
-            "filter for `build`",
-            a.filter.name(),
-            &["standard"],
-        ));
-    }
     let key = match &a.key_file {
         Some(p) => {
             if !matches!(a.hash, HashId::Sip13 | HashId::Sip24) {
@@ -215,7 +242,6 @@ pub fn run(a: &Args) -> Result<()> {
         k: a.k,
         ..FilterSpec::default()
     };
-    let s = spec.bloom_sizing()?;
     let hasher = match key {
         Some(k) => match a.hash {
             HashId::Sip13 => AnyHasher::Sip13(bloomlab::hash::Sip13::with_key(&k)),
@@ -223,51 +249,155 @@ pub fn run(a: &Args) -> Result<()> {
         },
         None => spec.hasher(),
     };
-    let mut f = StandardBloom::with_bits_and(s.m, s.k, hasher, AnyStrategy(a.strategy))?;
-    let inserted = for_each_key(&a.keys, "inserting", |k| f.insert(k))?;
-    let opts = SaveOptions {
-        key_policy: if a.store_key {
-            KeyPolicy::Store
-        } else {
-            KeyPolicy::Auto
-        },
+    let strategy = AnyStrategy(a.strategy);
+    let out = Built {
+        n,
+        keyed: key.is_some(),
     };
-    persist::save(&f, &a.out, &opts)?;
-    let size = std::fs::metadata(&a.out).map_or(0, |m| m.len());
-    println!(
-        "built a {} filter: {} keys, m = {} bits, k = {}, hash {}, strategy {}",
-        a.filter,
-        thousands(inserted),
-        thousands(f.bits()),
-        f.k(),
-        a.hash,
-        a.strategy
-    );
-    println!(
-        "  expected FPR {} at {} keys (designed for {})",
-        pct(f.expected_fpr()),
-        thousands(inserted),
-        thousands(n)
-    );
-    println!(
-        "  wrote {} ({} bytes = {})",
-        a.out.display(),
-        thousands(size),
-        human_bytes(size as f64)
-    );
-    if key.is_some() {
-        if a.store_key {
-            println!("  the secret key is stored IN THE FILE (--store-key); keep the file private");
-        } else {
-            println!("  the secret key is NOT in the file: query with --key-file");
+    match a.filter {
+        FilterKind::Standard => {
+            let s = spec.bloom_sizing()?;
+            out.fill_and_save(a, StandardBloom::with_bits_and(s.m, s.k, hasher, strategy)?)
         }
+        FilterKind::Counting => {
+            let s = spec.bloom_sizing()?;
+            out.fill_and_save(
+                a,
+                CountingBloom::with_counters_and(s.m, s.k, hasher, strategy)?,
+            )
+        }
+        FilterKind::Blocked => out.fill_and_save(a, BlockedBloom::from_spec(&spec, hasher)?),
+        FilterKind::SplitBlock => out.fill_and_save(a, SplitBlockBloom::from_spec(&spec, hasher)?),
+        FilterKind::Scalable => {
+            refuse_m_k(a, "scalable: layers are sized from n (first layer) and p")?;
+            let p = a.p.ok_or_else(|| {
+                Error::invalid(Param::P, "none", "give --p: the bound scalable layers keep")
+            })?;
+            let params = ScalableParams {
+                initial_capacity: n,
+                p,
+                growth: a.growth,
+                tightening: a.tightening,
+                nonscaling: a.nonscaling,
+            };
+            out.fill_and_save(a, ScalableBloom::with_params_and(params, hasher, strategy)?)
+        }
+        FilterKind::Cuckoo => {
+            refuse_m_k(a, "cuckoo: sized from n and p (or --fingerprint-bits)")?;
+            let f = match (a.fingerprint_bits, a.p) {
+                (0, Some(p)) => bloomlab::theory::cuckoo::fingerprint_bits_for(p)?,
+                (0, None) => {
+                    return Err(Error::invalid(
+                        Param::P,
+                        "none",
+                        "give --p or --fingerprint-bits (8, 12 or 16)",
+                    ));
+                }
+                (f, _) => f,
+            };
+            out.fill_and_save(a, CuckooFilter::with_capacity_and(n, f, hasher)?)
+        }
+        other => Err(Error::unknown(
+            "filter for `build`",
+            other.name(),
+            &FilterKind::ALL.map(FilterKind::name),
+        )),
     }
-    if inserted > n {
-        eprintln!(
-            "warning: {} keys inserted into a filter designed for {}: its FPR is above the target",
+}
+
+fn refuse_m_k(a: &Args, why: &str) -> Result<()> {
+    if let Some(m) = a.m {
+        return Err(Error::invalid(Param::M, m, format!("not used by {why}")));
+    }
+    if let Some(k) = a.k {
+        return Err(Error::invalid(Param::K, k, format!("not used by {why}")));
+    }
+    Ok(())
+}
+
+/// What `run` knows before the filter exists.
+struct Built {
+    n: u64,
+    keyed: bool,
+}
+
+impl Built {
+    /// Insert every key (stopping at the first refusal of a filter with a hard capacity: a
+    /// filter missing keys would give false negatives), save, report.
+    fn fill_and_save<F: Filter + Persist>(&self, a: &Args, mut f: F) -> Result<()> {
+        let n = self.n;
+        let mut failed = None;
+        let inserted = for_each_key(&a.keys, "inserting", |k| {
+            if failed.is_none()
+                && let Err(e) = f.try_insert(k)
+            {
+                failed = Some(e);
+            }
+        })?;
+        if let Some(e) = failed {
+            return Err(Error::invalid(
+                Param::Other("keys"),
+                a.keys.display(),
+                format!(
+                    "keys that all fit: the {} filter refused a key after {} ({e}); \
+                     nothing was written — give a larger --n{}",
+                    a.filter,
+                    thousands(f.len()),
+                    if a.filter == FilterKind::Scalable {
+                        " or drop --nonscaling"
+                    } else {
+                        ""
+                    }
+                ),
+            ));
+        }
+        let key = self.keyed.then_some(());
+        let opts = SaveOptions {
+            key_policy: if a.store_key {
+                KeyPolicy::Store
+            } else {
+                KeyPolicy::Auto
+            },
+        };
+        persist::save(&f, &a.out, &opts)?;
+        let size = std::fs::metadata(&a.out).map_or(0, |m| m.len());
+        println!(
+            "built a {} filter: {} keys, m = {} bits, k = {}, hash {}, strategy {}",
+            a.filter,
+            thousands(inserted),
+            thousands(f.bits()),
+            f.k(),
+            a.hash,
+            f.strategy_id().map_or("none", StrategyId::name)
+        );
+        println!(
+            "  expected FPR {} at {} keys (designed for {})",
+            pct(f.expected_fpr()),
             thousands(inserted),
             thousands(n)
         );
+        println!(
+            "  wrote {} ({} bytes = {})",
+            a.out.display(),
+            thousands(size),
+            human_bytes(size as f64)
+        );
+        if key.is_some() {
+            if a.store_key {
+                println!(
+                    "  the secret key is stored IN THE FILE (--store-key); keep the file private"
+                );
+            } else {
+                println!("  the secret key is NOT in the file: query with --key-file");
+            }
+        }
+        if inserted > n {
+            eprintln!(
+                "warning: {} keys inserted into a filter designed for {}: its FPR is above the target",
+                thousands(inserted),
+                thousands(n)
+            );
+        }
+        Ok(())
     }
-    Ok(())
 }
