@@ -330,3 +330,36 @@ fn every_byte_of_a_valid_file_matters() {
         }
     }
 }
+
+#[test]
+fn the_fuzz_seeds_are_valid_files_of_every_kind() {
+    // fuzz/seeds/load_filter/seed-*: one small valid file per kind and more (withheld keys are
+    // [0x5a; 16], the key the fuzz target tries).
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/seeds/load_filter");
+    let mut kinds = std::collections::BTreeSet::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let path = e.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !name.starts_with("seed-") {
+            continue;
+        }
+        let b = std::fs::read(&path).unwrap();
+        let info = persist::read_info(&b).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let r = match info.key_mode {
+            persist::KeyMode::Withheld => {
+                persist::from_bytes_any(&b, &LoadOptions::new().key([0x5a; 16]))
+            }
+            persist::KeyMode::Stored => persist::from_bytes_any(&b, &LoadOptions::new()),
+        };
+        match r {
+            Ok(f) => {
+                assert_eq!(f.kind(), info.kind, "{name}");
+                kinds.insert(f.kind().name());
+            }
+            // A file withholding another key than the fuzzer's: valid, loads with its key.
+            Err(Error::WrongKey { .. }) if info.key_mode == persist::KeyMode::Withheld => {}
+            Err(e) => panic!("{name}: {e}"),
+        }
+    }
+    assert_eq!(kinds.len(), FilterKind::ALL.len(), "{kinds:?}");
+}
