@@ -97,14 +97,37 @@ fn loader_allocations_are_bounded_by_the_input() {
         f.insert(b"x");
         persist::to_bytes(&f, &SaveOptions::default()).unwrap()
     };
+    // Also start from the fuzz seeds: small valid files of every kind.
+    let mut bases = vec![small];
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/seeds/load_filter");
+    for e in std::fs::read_dir(dir).unwrap() {
+        bases.push(std::fs::read(e.unwrap().path()).unwrap());
+    }
+    assert!(bases.len() >= 7);
+    // A cuckoo header declaring 2^58 buckets of 16 bits over 64 payload bytes.
+    let mut b = good[..52].to_vec();
+    b[10] = bloomlab::FilterKind::Cuckoo.code();
+    b[12] = persist::NO_STRATEGY;
+    b[40..44].copy_from_slice(&48u32.to_le_bytes());
+    b[44..52].copy_from_slice(&64u64.to_le_bytes());
+    b.extend_from_slice(&(1u64 << 58).to_le_bytes());
+    b.extend_from_slice(&16u32.to_le_bytes());
+    b.extend_from_slice(&[0; 4 + 8 * 4]);
+    b.extend_from_slice(&[0x11; 64]);
+    b.extend_from_slice(&[0; 8]);
+    match decode_capped(&seal(b)) {
+        Err(Error::Corrupt(m)) => assert!(m.contains("does not fit"), "{m}"),
+        other => panic!("hostile cuckoo header: {other:?}"),
+    }
     let strat = (
+        any::<prop::sample::Index>(),
         prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..6),
         any::<bool>(),
         prop::collection::vec(any::<u8>(), 0..200),
     );
     runner
-        .run(&strat, |(edits, resealed, random)| {
-            let mut b = small.clone();
+        .run(&strat, |(base, edits, resealed, random)| {
+            let mut b = bases[base.index(bases.len())].clone();
             for (i, v) in &edits {
                 let at = i.index(b.len());
                 b[at] = *v;
