@@ -26,6 +26,7 @@
 //! assert_eq!(f.k(), 7);               // k = round(m/n · ln 2)
 //! ```
 
+pub mod alloc_count;
 pub mod bits;
 pub mod error;
 pub mod filter;
@@ -33,6 +34,7 @@ pub mod filters;
 pub mod guava;
 pub mod hash;
 pub mod measure;
+pub mod plot;
 pub mod spec;
 pub mod stats;
 pub mod theory;
