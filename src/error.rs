@@ -71,7 +71,9 @@ pub enum Error {
         valid: String,
     },
     /// A filter of this size cannot be allocated.
-    #[error("cannot allocate {bytes} bytes for the filter: m is too large for this machine (choose a smaller m or a larger p)")]
+    #[error(
+        "cannot allocate {bytes} bytes for the filter: m is too large for this machine (choose a smaller m or a larger p)"
+    )]
     Allocation {
         /// Bytes that were requested.
         bytes: u128,
@@ -103,6 +105,18 @@ pub enum Error {
     /// A serialized filter could not be decoded.
     #[error("corrupt or unsupported filter data: {0}")]
     Corrupt(String),
+    /// An experiment spec (TOML) is invalid: where, which field, what is wrong.
+    #[error("{file}:{line}: {field}: {message}")]
+    Spec {
+        /// The spec file.
+        file: String,
+        /// 1-based line of the offending value (or of its table).
+        line: usize,
+        /// The field, as a dotted path (`sweep.var`, `filters[2].p`).
+        field: String,
+        /// What is wrong and what is valid.
+        message: String,
+    },
     /// The operation was cancelled by its caller.
     #[error("cancelled")]
     Cancelled,

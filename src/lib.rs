@@ -16,6 +16,9 @@
 //! | [`spec`] | run-time filter descriptions ([`FilterSpec`]) → `Box<dyn Filter>` |
 //! | [`measure`] | one measurement: FPR ± CI, false negatives, bytes, ns/op |
 //! | [`bits`] | bit vectors and packed counters |
+//! | [`experiment`] | experiment specs (`experiments/*.toml`), runners, CSV tables |
+//! | [`plot`] | charts as SVG and PNG |
+//! | [`alloc_count`] | a counting global allocator (measured heap bytes) |
 //! | [`error`] | typed errors |
 //!
 //! ```
@@ -29,6 +32,7 @@
 pub mod alloc_count;
 pub mod bits;
 pub mod error;
+pub mod experiment;
 pub mod filter;
 pub mod filters;
 pub mod guava;

@@ -141,6 +141,8 @@ pub enum Style {
     Line,
     /// A dashed line (theory).
     Dashed,
+    /// A dashed line with markers (extrapolation).
+    DashedPoints,
 }
 
 /// One data point; `lo`/`hi` give an interval (drawn as an error bar).
@@ -419,18 +421,21 @@ fn linear_ticks(lo: f64, hi: f64) -> Vec<f64> {
     }
     let raw = span / 6.0;
     let mag = 10f64.powf(raw.log10().floor());
-    let step = [1.0, 2.0, 2.5, 5.0, 10.0]
+    let step = [1.0, 2.0, 5.0, 10.0]
         .iter()
         .map(|m| m * mag)
         .find(|s| span / s <= 8.0)
         .unwrap_or(10.0 * mag);
-    let mut t = (lo / step).ceil() * step;
-    let mut v = Vec::new();
-    while t <= hi + step * 1e-9 {
-        v.push(if t.abs() < step * 1e-9 { 0.0 } else { t });
-        t += step;
-    }
-    v
+    // Multiples of the step, computed (not accumulated) and rounded to the step's precision,
+    // so labels read 0.6, not 0.6000000000000001.
+    let digits = (-step.log10().floor()).max(0.0) as i32 + 2;
+    let round = |v: f64| {
+        let f = 10f64.powi(digits);
+        (v * f).round() / f
+    };
+    let first = (lo / step - 1e-9).ceil() as i64;
+    let last = (hi / step + 1e-9).floor() as i64;
+    (first..=last).map(|i| round(i as f64 * step)).collect()
 }
 
 /// Ticks of a log axis (in log10 units) over [lo, hi].
@@ -504,10 +509,11 @@ pub fn format_value(v: f64, format: Format) -> String {
     match format {
         Format::Percent => {
             let p = v * 100.0;
-            if p != 0.0 && p.abs() < 1e-3 {
-                if let Some(e) = pow10(p) {
-                    return format!("10{}%", superscript(e));
-                }
+            if p != 0.0
+                && p.abs() < 1e-3
+                && let Some(e) = pow10(p)
+            {
+                return format!("10{}%", superscript(e));
             }
             format!("{}%", trim(p, 3))
         }
@@ -531,7 +537,7 @@ pub fn format_value(v: f64, format: Format) -> String {
                 return "0".into();
             }
             let a = v.abs();
-            if (a >= 1e5 || a < 1e-3)
+            if !(1e-3..1e5).contains(&a)
                 && let Some(e) = pow10(v)
             {
                 let sign = if v < 0.0 { "-" } else { "" };
@@ -563,7 +569,14 @@ fn tick_label(axis: &Axis, t: f64) -> String {
     }
     let v = match axis.scale {
         Scale::Linear => t,
-        Scale::Log => 10f64.powf(t),
+        Scale::Log => {
+            // Whole decades as 10ⁿ beyond 1000, so an axis does not mix "10k" and "10⁵".
+            let e = t.round();
+            if axis.format == Format::Auto && (t - e).abs() < 1e-9 && !(-2.0..=3.0).contains(&e) {
+                return format!("10{}", superscript(e as i64));
+            }
+            10f64.powf(t)
+        }
     };
     format_value(v, axis.format)
 }
@@ -582,7 +595,8 @@ fn ticks(axis: &Axis, lo: f64, hi: f64) -> Vec<f64> {
 /// plus: shapes tell series apart where colours do not (print, colour blindness).
 fn shape(idx: usize) -> Vec<(i32, i32)> {
     let s = 5;
-    match idx % 5 {
+    // Shapes cycle so that colour and shape together repeat only after 50 series.
+    match (idx + idx / PALETTE.len()) % 5 {
         0 => (0..12)
             .map(|i| {
                 let a = f64::from(i) * std::f64::consts::PI / 6.0;
@@ -711,6 +725,8 @@ fn draw_panel<DB: DrawingBackend>(
         .map_err(|e| e.to_string())?;
 
     let ybottom = y0;
+    // With a fixed range, what falls outside is not drawn (plotters does not clip).
+    let inside = |x: f64, y: f64| x >= x0 && x <= x1 && y >= y0 && y <= y1;
     for (si, s) in panel.series.iter().enumerate() {
         let c = color(s.color);
         let idx = s.color.unwrap_or(si);
@@ -728,6 +744,19 @@ fn draw_panel<DB: DrawingBackend>(
                 }
             })
             .collect();
+        let pts: Vec<(f64, f64, Option<f64>, Option<f64>)> = pts
+            .into_iter()
+            .filter(|p| p.0 >= x0 && p.0 <= x1)
+            .map(|(x, y, lo, hi)| {
+                let clamp = |v: f64| v.clamp(y0, y1);
+                let y = if y.is_finite() && inside(x, y) {
+                    y
+                } else {
+                    f64::NAN
+                };
+                (x, y, lo.map(clamp), hi.map(clamp))
+            })
+            .collect();
         let xy: Vec<(f64, f64)> = pts
             .iter()
             .filter(|p| p.1.is_finite())
@@ -735,9 +764,19 @@ fn draw_panel<DB: DrawingBackend>(
             .collect();
         let label = s.label.clone();
         match s.style {
-            Style::Line | Style::Dashed => {
+            Style::Line | Style::Dashed | Style::DashedPoints => {
+                if s.style == Style::DashedPoints {
+                    let fill = c.filled();
+                    chart
+                        .draw_series(
+                            xy.iter()
+                                .map(|&p| EmptyElement::at(p) + Polygon::new(shape(idx), fill)),
+                        )
+                        .map_err(|e| e.to_string())?;
+                }
                 let style = c.stroke_width(2);
-                let anno = if s.style == Style::Line {
+                let dashed = s.style != Style::Line;
+                let anno = if !dashed {
                     chart
                         .draw_series(LineSeries::new(xy.clone(), style))
                         .map_err(|e| e.to_string())?
@@ -747,7 +786,6 @@ fn draw_panel<DB: DrawingBackend>(
                         .map_err(|e| e.to_string())?
                 };
                 if !label.is_empty() {
-                    let dashed = s.style == Style::Dashed;
                     anno.label(label).legend(move |(x, y)| {
                         let st = c.stroke_width(2);
                         let (a, b) = if dashed {
@@ -769,6 +807,7 @@ fn draw_panel<DB: DrawingBackend>(
                 let bars: Vec<(f64, f64, f64)> = pts
                     .iter()
                     .filter_map(|&(x, _, lo, hi)| Some((x, lo?, hi?)))
+                    .filter(|b| b.2 > b.1)
                     .collect();
                 let bar_style = c.stroke_width(1);
                 chart
@@ -846,7 +885,7 @@ mod tests {
     fn linear_ticks_are_nice() {
         assert_eq!(
             linear_ticks(0.0, 1.5),
-            vec![0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5]
+            vec![0.0, 0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4]
         );
         assert_eq!(linear_ticks(0.0, 20.0), vec![0.0, 5.0, 10.0, 15.0, 20.0]);
     }

@@ -7,6 +7,10 @@ use clap::{Parser, Subcommand};
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
+/// Heap bytes are measured, not computed: the memory experiments read this allocator's counters.
+#[global_allocator]
+static ALLOC: bloomlab::alloc_count::CountingAlloc = bloomlab::alloc_count::CountingAlloc;
+
 /// A workbench for Bloom filters and their relatives.
 ///
 /// Without a command, opens the interactive explorer on a terminal.
@@ -25,6 +29,8 @@ enum Cmd {
     Measure(cli::measure::Args),
     /// The articles' m = 16, k = 3 example (apple, banana, grape, cherry), step by step.
     Walkthrough(cli::walkthrough::Args),
+    /// Run experiment specs (TOML) into CSV, SVG and PNG.
+    Run(cli::run::Args),
 }
 
 fn main() -> ExitCode {
@@ -47,6 +53,7 @@ fn main() -> ExitCode {
         Some(Cmd::Calc(a)) => cli::calc::run(&a),
         Some(Cmd::Measure(a)) => cli::measure::run(&a),
         Some(Cmd::Walkthrough(a)) => cli::walkthrough::run(&a),
+        Some(Cmd::Run(a)) => cli::run::run(&a),
         None => {
             if std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {
                 tui::run()

@@ -2,6 +2,7 @@
 
 pub mod calc;
 pub mod measure;
+pub mod run;
 pub mod walkthrough;
 
 use bloomlab::theory::MAX_K;
@@ -15,6 +16,8 @@ bloomlab — a workbench for Bloom filters and their relatives
   bloomlab measure --filter standard --n 100000 --p 0.01
                                  build, insert, query absent keys, compare with theory
   bloomlab walkthrough           the m = 16, k = 3 example, step by step
+  bloomlab run experiments/fpr-vs-fill.toml [--quick] [--out DIR]   (or --all)
+                                 run experiment specs into results/<name>.csv, .svg, .png
   bloomlab <command> --help      flags and ranges of a command";
 
 /// `n`: an integer >= 1 (underscores and commas allowed: `1_000_000`, `1,000,000`, `1e6`).
