@@ -728,6 +728,9 @@ fn draw_panel<DB: DrawingBackend>(
     // With a fixed range, what falls outside is not drawn (plotters does not clip).
     let inside = |x: f64, y: f64| x >= x0 && x <= x1 && y >= y0 && y <= y1;
     for (si, s) in panel.series.iter().enumerate() {
+        if s.points.is_empty() {
+            continue;
+        }
         let c = color(s.color);
         let idx = s.color.unwrap_or(si);
         let pts: Vec<(f64, f64, Option<f64>, Option<f64>)> = s

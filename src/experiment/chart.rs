@@ -108,6 +108,7 @@ pub(super) fn build(exp: &Experiment, t: &Table) -> Result<Chart> {
         let rows: Vec<usize> = (0..t.rows.len())
             .filter(|&r| p.filter.iter().all(|(k, v)| t.text(r, k) == *v))
             .filter(|&r| eval(t, r, &p.y).is_some() || interval(t, r, &p.y).is_some())
+            .filter(|&r| !t.text(r, &p.x).is_empty())
             .collect();
         // Categorical x when the x column holds text.
         let categorical = rows

@@ -109,8 +109,18 @@ fn build(
     }
 }
 
-/// Mean and 95% normal interval of values (for counts and other non-rates).
+/// Mean and 95% normal interval of values (for counts and other non-rates); the interval of
+/// non-negative values is cut at 0.
 fn mean_interval(v: &[f64]) -> (f64, f64, f64) {
+    let (m, lo, hi) = mean_interval_raw(v);
+    if v.iter().all(|&x| x >= 0.0) {
+        (m, lo.max(0.0), hi)
+    } else {
+        (m, lo, hi)
+    }
+}
+
+fn mean_interval_raw(v: &[f64]) -> (f64, f64, f64) {
     let n = v.len() as f64;
     if v.is_empty() {
         return (f64::NAN, f64::NAN, f64::NAN);
@@ -1213,7 +1223,7 @@ fn run_scenarios(exp: &Experiment, progress: &dyn Progress) -> Result<RunOutput>
                 md.push_str(&format!(
                     "| {} | {} | {} | {} | {} | — | — | not possible: {e} | — |\n",
                     sc.name,
-                    crate::plot::format_value(sc.n as f64, crate::plot::Format::Auto),
+                    thousands(sc.n),
                     pct_label(sc.p),
                     sc.keys.name(),
                     s.label,
@@ -1237,7 +1247,7 @@ fn run_scenarios(exp: &Experiment, progress: &dyn Progress) -> Result<RunOutput>
         md.push_str(&format!(
             "| {} | {} | {} | {} | {} | {} | {:.2} | {} [{}, {}] | {:.2} |\n",
             sc.name,
-            crate::plot::format_value(sc.n as f64, crate::plot::Format::Auto),
+            thousands(sc.n),
             pct_label(sc.p),
             sc.keys.name(),
             s.label,
@@ -1251,6 +1261,18 @@ fn run_scenarios(exp: &Experiment, progress: &dyn Progress) -> Result<RunOutput>
     }
     out.markdown = Some(md);
     Ok(out)
+}
+
+fn thousands(v: u64) -> String {
+    let s = v.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 fn pct4(p: f64) -> String {
