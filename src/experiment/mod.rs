@@ -165,13 +165,23 @@ impl Range {
         (0..n)
             .map(|i| {
                 let t = f64::from(i) / f64::from(n - 1);
-                match self.scale {
+                let v = match self.scale {
                     Scale::Linear => self.from + (self.to - self.from) * t,
                     Scale::Log => (self.from.ln() + (self.to.ln() - self.from.ln()) * t).exp(),
-                }
+                };
+                round_sig(v, 12)
             })
             .collect()
     }
+}
+
+/// `v` rounded to `digits` significant digits (so 0.1·8 reads 0.8, not 0.7999999999999999).
+fn round_sig(v: f64, digits: i32) -> f64 {
+    if v == 0.0 || !v.is_finite() {
+        return v;
+    }
+    let scale = 10f64.powi(digits - 1 - v.abs().log10().floor() as i32);
+    (v * scale).round() / scale
 }
 
 /// What is swept: a variable and its values (a list or a range).

@@ -134,11 +134,31 @@ fn mean_interval_raw(v: &[f64]) -> (f64, f64, f64) {
     (mean, mean - half, mean + half)
 }
 
-/// FPR with its 95% interval: mean of per-trial rates (several trials) or Wilson (one).
+/// Student's t quantile for a two-sided 95% interval with `df` degrees of freedom.
+fn t95(df: f64) -> f64 {
+    use statrs::distribution::{ContinuousCDF, StudentsT};
+    StudentsT::new(0.0, 1.0, df).map_or(stats::Z95, |t| t.inverse_cdf(0.975))
+}
+
+/// Widen a mean-of-trials interval: Student's t instead of z for `trials` trials, and never
+/// narrower than the Wilson interval of the pooled counts (all-zero trials would otherwise
+/// give [0, 0]).
+fn widen(mean: f64, hi_z: f64, trials: usize, fp: u64, queries: u64) -> (f64, f64) {
+    let half = (hi_z - mean).max(0.0) * t95(trials as f64 - 1.0) / stats::Z95;
+    let (wl, wh) = stats::wilson(fp, queries, stats::Z95);
+    (
+        (mean - half).max(0.0).min(wl),
+        (mean + half).min(1.0).max(wh),
+    )
+}
+
+/// FPR with its 95% interval: over several trials, the mean of per-trial rates with a t
+/// interval, widened to at least the pooled Wilson interval; for one trial, Wilson.
 fn rate_interval(rates: &[f64], fp: u64, queries: u64) -> (f64, f64, f64, &'static str) {
     if rates.len() >= 2 {
-        let (m, lo, hi) = stats::mean_ci95(rates);
-        (m, lo, hi, "mean-of-trials")
+        let (m, _, hi) = stats::mean_ci95(rates);
+        let (lo, hi) = widen(m, hi, rates.len(), fp, queries);
+        (m, lo, hi, "mean-of-trials-t+wilson")
     } else {
         let (lo, hi) = stats::wilson(fp, queries, stats::Z95);
         let p = if queries == 0 {
@@ -281,11 +301,24 @@ fn measurement_row(s: &SeriesDef, cfg: &MeasureConfig, m: &Measurement) -> Row {
         .set("trials", m.trials)
         .set("queries", m.queries)
         .set("false_positives", m.false_positives)
-        .set("fpr", m.fpr)
-        .set("fpr_lo", m.fpr_ci95[0])
-        .set("fpr_hi", m.fpr_ci95[1])
-        .set("ci_method", m.ci_method.as_str())
-        .set("theory_classic", m.theory.classic)
+        .set("fpr", m.fpr);
+    if m.trials >= 2 {
+        let (lo, hi) = widen(
+            m.fpr,
+            m.fpr_ci95[1],
+            m.trials as usize,
+            m.false_positives,
+            m.queries,
+        );
+        r.set("fpr_lo", lo)
+            .set("fpr_hi", hi)
+            .set("ci_method", "mean-of-trials-t+wilson");
+    } else {
+        r.set("fpr_lo", m.fpr_ci95[0])
+            .set("fpr_hi", m.fpr_ci95[1])
+            .set("ci_method", m.ci_method.as_str());
+    }
+    r.set("theory_classic", m.theory.classic)
         .set("theory_exact", m.theory.exact)
         .set("theory_model", m.theory.model)
         .set("false_negatives", m.false_negatives)
@@ -1310,6 +1343,20 @@ mod tests {
         assert_eq!(hashset_buckets(15), 32);
         assert_eq!(hashset_buckets(1_000_000), 1 << 21);
         assert_eq!(hashset_buckets(917_504), 1 << 20); // exactly 7/8 of 2^20
+    }
+
+    #[test]
+    fn intervals_use_t_and_never_undercut_wilson() {
+        // Five trials, no false positive at all: not [0, 0] but the pooled Wilson bound.
+        let (lo, hi) = widen(0.0, 0.0, 5, 0, 5_000);
+        let (_, wh) = stats::wilson(0, 5_000, stats::Z95);
+        assert_eq!((lo, hi), (0.0, wh));
+        // With spread between trials the t quantile (2.776 for 4 df) widens the z interval.
+        let (m, _, hi_z) = stats::mean_ci95(&[0.010, 0.012, 0.011, 0.009, 0.013]);
+        let (lo, hi) = widen(m, hi_z, 5, 55, 5_000);
+        assert!((hi - m) / (hi_z - m) > 2.77 / 1.96 - 1e-3, "{hi} {hi_z}");
+        assert!(lo < m && hi > m);
+        assert!((t95(4.0) - 2.776).abs() < 1e-3);
     }
 
     #[test]
