@@ -155,6 +155,7 @@ pub(super) fn build(exp: &Experiment, t: &Table) -> Result<Chart> {
         let mut series = Vec::new();
         // Theory lines from columns first (drawn under the markers).
         let mut shared = 0usize;
+        let mut points_lines = 0usize;
         let (xmin, xmax) = rows
             .iter()
             .filter_map(|&r| xval(r))
@@ -207,11 +208,19 @@ pub(super) fn build(exp: &Experiment, t: &Table) -> Result<Chart> {
                 // Shared lines: the first in black, further ones in colours no series uses.
                 let color = (shared > 0).then(|| labels.len() + shared - 1);
                 shared += 1;
+                let mut points = per_group[0].1.clone();
+                if categorical && style == Style::Points {
+                    // Theory markers beside the measured ones, not hidden under them.
+                    points_lines += 1;
+                    for p in &mut points {
+                        p.x += 0.12 * points_lines as f64;
+                    }
+                }
                 series.push(Series {
                     label: l.label.clone(),
                     style,
                     color,
-                    points: per_group[0].1.clone(),
+                    points,
                 });
             } else {
                 for (gi, pts) in per_group.into_iter().filter(|(_, p)| !p.is_empty()) {

@@ -1289,6 +1289,22 @@ impl Experiment {
     }
 }
 
+impl Experiment {
+    /// Redraw the chart (SVG and PNG) from the CSV an earlier run left in `dir`, without
+    /// measuring anything: for changing a plot of a long experiment.
+    ///
+    /// # Errors
+    /// The CSV cannot be read; plot columns it does not have ([`Error::Spec`]).
+    pub fn replot(&self, dir: &Path) -> Result<Outputs> {
+        let files = self.outputs(dir);
+        let table = Table::read_csv(&files.csv)?;
+        let chart = chart::build(self, &table)?;
+        chart.save_svg(&files.svg)?;
+        chart.save_png(&files.png)?;
+        Ok(files)
+    }
+}
+
 /// Output paths of one experiment.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outputs {

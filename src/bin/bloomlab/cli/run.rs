@@ -26,6 +26,9 @@ pub struct Args {
     /// Directory that --all reads.
     #[arg(long, default_value = "experiments")]
     pub dir: PathBuf,
+    /// Only redraw the charts from the CSVs already in --out (after editing a spec's [plot]).
+    #[arg(long, conflicts_with = "quick")]
+    pub replot: bool,
 }
 
 /// A progress bar on standard error (hidden when it is not a terminal).
@@ -92,6 +95,18 @@ pub fn run(args: &Args) -> Result<()> {
     let start = Instant::now();
     let mut first_err: Option<Error> = None;
     let mut failed = Vec::new();
+    if args.replot {
+        for exp in &exps {
+            let files = exp.replot(&args.out)?;
+            println!(
+                "{}: redrawn {}, {}",
+                exp.spec.name,
+                files.svg.display(),
+                files.png.display()
+            );
+        }
+        return Ok(());
+    }
     for exp in &exps {
         let exp = if args.quick { exp.quick() } else { exp.clone() };
         if args.quick
