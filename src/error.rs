@@ -147,6 +147,18 @@ pub enum Error {
         /// The fingerprint of the key supplied.
         given: u64,
     },
+    /// An experiment spec (TOML) is invalid: where, which field, what is wrong.
+    #[error("{file}:{line}: {field}: {message}")]
+    Spec {
+        /// The spec file.
+        file: String,
+        /// 1-based line of the offending value (or of its table).
+        line: usize,
+        /// The field, as a dotted path (`sweep.var`, `filters[2].p`).
+        field: String,
+        /// What is wrong and what is valid.
+        message: String,
+    },
     /// The operation was cancelled by its caller.
     #[error("cancelled")]
     Cancelled,

@@ -17,6 +17,9 @@
 //! | [`spec`] | run-time filter descriptions ([`FilterSpec`]) → `Box<dyn Filter>` |
 //! | [`measure`] | one measurement: FPR ± CI, false negatives, bytes, ns/op |
 //! | [`bits`] | bit vectors and packed counters |
+//! | [`experiment`] | experiment specs (`experiments/*.toml`), runners, CSV tables |
+//! | [`plot`] | charts as SVG and PNG |
+//! | [`alloc_count`] | a counting global allocator (measured heap bytes) |
 //! | [`error`] | typed errors |
 //! | `redis` | (feature `redis`) filters in Redis bitmaps and the RedisBloom module; the cache-penetration demo |
 //!
@@ -28,14 +31,17 @@
 //! assert_eq!(f.k(), 7);               // k = round(m/n · ln 2)
 //! ```
 
+pub mod alloc_count;
 pub mod bits;
 pub mod error;
+pub mod experiment;
 pub mod filter;
 pub mod filters;
 pub mod guava;
 pub mod hash;
 pub mod measure;
 pub mod persist;
+pub mod plot;
 #[cfg(feature = "redis")]
 pub mod redis;
 pub mod spec;

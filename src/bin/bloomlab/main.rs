@@ -7,6 +7,10 @@ use clap::{Parser, Subcommand};
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
+/// Heap bytes are measured, not computed: the memory experiments read this allocator's counters.
+#[global_allocator]
+static ALLOC: bloomlab::alloc_count::CountingAlloc = bloomlab::alloc_count::CountingAlloc;
+
 /// A workbench for Bloom filters and their relatives.
 ///
 /// Without a command, opens the interactive explorer on a terminal.
@@ -32,6 +36,8 @@ enum Cmd {
     Build(cli::build::Args),
     /// Ask a saved filter about keys (exit 0: some maybe present, 1: all absent, 2: error).
     Query(cli::query::Args),
+    /// Run experiment specs (TOML) into CSV, SVG and PNG.
+    Run(cli::run::Args),
 }
 
 fn main() -> ExitCode {
@@ -63,6 +69,7 @@ fn main() -> ExitCode {
         Some(Cmd::Redis(a)) => cli::redis::run(&a),
         Some(Cmd::Build(a)) => cli::build::run(&a),
         Some(Cmd::Query(a)) => return cli::query::run(&a),
+        Some(Cmd::Run(a)) => cli::run::run(&a),
         None => {
             if std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {
                 tui::run()

@@ -6,6 +6,7 @@ pub mod measure;
 pub mod query;
 #[cfg(feature = "redis")]
 pub mod redis;
+pub mod run;
 pub mod walkthrough;
 
 use bloomlab::theory::MAX_K;
@@ -22,6 +23,8 @@ bloomlab — a workbench for Bloom filters and their relatives
   bloomlab build --keys keys.txt --p 1% --out f.bloom
                                  build a filter from a file of keys and save it
   bloomlab query f.bloom KEY…    ask a saved filter (exit 0: maybe present, 1: all absent)
+  bloomlab run experiments/fpr-vs-fill.toml [--quick] [--out DIR]   (or --all)
+                                 run experiment specs into results/<name>.csv, .svg, .png
   bloomlab <command> --help      flags and ranges of a command";
 
 /// `n`: an integer >= 1 (underscores and commas allowed: `1_000_000`, `1,000,000`, `1e6`).

@@ -1,0 +1,192 @@
+//! `bloomlab run`: run experiment specs (`experiments/*.toml`) into `results/<name>.csv`,
+//! `.svg` and `.png`, with a progress bar and ETA per experiment.
+
+use bloomlab::experiment::{Experiment, Progress};
+use bloomlab::{Error, Result};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Run experiment specs (TOML) and write CSV, SVG and PNG for each.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Experiment spec files (TOML), e.g. experiments/fpr-vs-fill.toml.
+    #[arg(required_unless_present = "all")]
+    pub specs: Vec<PathBuf>,
+    /// Run every *.toml in the experiments directory (see --dir).
+    #[arg(long, conflicts_with = "specs")]
+    pub all: bool,
+    /// Shrink every sweep (fewer points, trials, queries, smaller n) as each spec's [quick] says: for CI.
+    #[arg(long)]
+    pub quick: bool,
+    /// Directory for the CSV, SVG and PNG files.
+    #[arg(long, default_value = "results")]
+    pub out: PathBuf,
+    /// Directory that --all reads.
+    #[arg(long, default_value = "experiments")]
+    pub dir: PathBuf,
+    /// Only redraw the charts from the CSVs already in --out (after editing a spec's [plot]).
+    #[arg(long, conflicts_with = "quick")]
+    pub replot: bool,
+}
+
+/// A progress bar on standard error (hidden when it is not a terminal).
+struct Bar(ProgressBar);
+
+impl Progress for Bar {
+    fn begin(&self, total: u64) {
+        self.0.set_length(total.max(1));
+        self.0.set_position(0);
+        self.0.reset_eta();
+    }
+    fn advance(&self, delta: u64) {
+        self.0.inc(delta);
+    }
+    fn status(&self, msg: &str) {
+        self.0.set_message(msg.to_string());
+    }
+    fn warn(&self, msg: &str) {
+        self.0.suspend(|| eprintln!("warning: {msg}"));
+    }
+}
+
+fn io(path: &std::path::Path, e: std::io::Error) -> Error {
+    Error::Io {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    }
+}
+
+/// Run the command.
+///
+/// # Errors
+/// A spec that does not parse (nothing runs then); the first experiment that failed (the
+/// others still run).
+pub fn run(args: &Args) -> Result<()> {
+    let paths: Vec<PathBuf> = if args.all {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(&args.dir)
+            .map_err(|e| io(&args.dir, e))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+            .collect();
+        v.sort();
+        if v.is_empty() {
+            return Err(Error::Io {
+                path: args.dir.display().to_string(),
+                message: "no *.toml experiment specs here".into(),
+            });
+        }
+        v
+    } else {
+        args.specs.clone()
+    };
+    // Parse everything first: a typo in the last spec should not surface after an hour of runs.
+    let mut exps = Vec::new();
+    for p in &paths {
+        exps.push(Experiment::load(p)?);
+    }
+    let mut names = std::collections::HashSet::new();
+    for e in &exps {
+        if !names.insert(e.spec.name.clone()) {
+            return Err(e_dup(e));
+        }
+    }
+    let start = Instant::now();
+    let mut first_err: Option<Error> = None;
+    let mut failed = Vec::new();
+    if args.replot {
+        for exp in &exps {
+            let files = exp.replot(&args.out)?;
+            println!(
+                "{}: redrawn {}, {}",
+                exp.spec.name,
+                files.svg.display(),
+                files.png.display()
+            );
+        }
+        return Ok(());
+    }
+    for exp in &exps {
+        let exp = if args.quick { exp.quick() } else { exp.clone() };
+        if args.quick
+            && let Some(why) = exp.quick_skip()
+        {
+            println!("{}: skipped in --quick ({why})", exp.spec.name);
+            continue;
+        }
+        let pb = ProgressBar::with_draw_target(
+            Some(1),
+            if std::io::stderr().is_terminal() {
+                ProgressDrawTarget::stderr()
+            } else {
+                ProgressDrawTarget::hidden()
+            },
+        );
+        pb.set_style(
+            ProgressStyle::with_template(
+                "{prefix:.bold} [{elapsed_precise}] [{bar:30}] {percent:>3}% eta {eta:<5} {wide_msg}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+        );
+        pb.set_prefix(exp.spec.name.clone());
+        let bar = Bar(pb);
+        let t0 = Instant::now();
+        match exp.run(&args.out, &bar) {
+            Ok(rep) => {
+                bar.0.finish_and_clear();
+                println!(
+                    "{}: {} rows -> {}, {}, {} ({:.1}s)",
+                    exp.spec.name,
+                    rep.rows,
+                    rep.files.csv.display(),
+                    rep.files.svg.display(),
+                    rep.files.png.display(),
+                    t0.elapsed().as_secs_f64()
+                );
+                if let Some(md) = &rep.files.md {
+                    println!("  table: {}", md.display());
+                }
+                for (label, why) in &rep.skipped {
+                    println!("  skipped series '{label}': {why}");
+                }
+                for line in &rep.summary {
+                    println!("  {line}");
+                }
+            }
+            Err(e) => {
+                bar.0.abandon();
+                eprintln!("error: {}: {e}", exp.spec.name);
+                failed.push(exp.spec.name.clone());
+                first_err.get_or_insert(e);
+            }
+        }
+    }
+    println!(
+        "{} experiment(s) in {:.1}s{}",
+        exps.len(),
+        start.elapsed().as_secs_f64(),
+        if failed.is_empty() {
+            String::new()
+        } else {
+            format!("; failed: {}", failed.join(", "))
+        }
+    );
+    match first_err {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+fn e_dup(e: &Experiment) -> Error {
+    Error::Spec {
+        file: e.file.clone(),
+        line: 1,
+        field: "name".into(),
+        message: format!(
+            "another spec is also named '{}' (names pick the output files)",
+            e.spec.name
+        ),
+    }
+}

@@ -1,0 +1,177 @@
+use super::*;
+
+const GOOD: &str = r#"
+name = "demo"
+question = "Does it work?"
+runner = "sweep"
+keys = "u64"
+trials = 2
+queries = 1000
+seed = 7
+
+[[filters]]
+kind = "standard"
+n = 1000
+p = 0.01
+
+[[filters]]
+kind = "standard"
+n = 1000
+p = 0.001
+
+[sweep]
+var = "fill"
+range = { from = 0.5, to = 1.5, points = 3 }
+
+[quick]
+trials = 1
+queries = 100
+n_scale = 0.1
+
+[plot]
+title = "demo"
+[[plot.panels]]
+y = "fpr"
+x_label = "fill"
+y_label = "FPR"
+y_scale = "log"
+lines = [{ column = "theory_classic", label = "classic" }]
+"#;
+
+fn err(src: &str) -> String {
+    Experiment::parse("e.toml", src).unwrap_err().to_string()
+}
+
+#[test]
+fn parses_and_expands_series() {
+    let e = Experiment::parse("e.toml", GOOD).unwrap();
+    assert_eq!(e.sweep_values(), vec![0.5, 1.0, 1.5]);
+    let s = e.series();
+    assert_eq!(s.len(), 2);
+    assert_eq!(s[0].label, "standard p=1%");
+    assert_eq!(s[1].label, "standard p=0.1%");
+    let q = e.quick();
+    assert_eq!((q.spec.trials, q.spec.queries), (1, 100));
+    assert_eq!(q.series()[0].spec.n, 100);
+}
+
+#[test]
+fn syntax_and_type_errors_name_file_line_and_field() {
+    let bad = GOOD.replace("trials = 2", "trials = \"two\"");
+    assert!(err(&bad).starts_with("e.toml:6: trials:"), "{}", err(&bad));
+    let bad = GOOD.replace("var = \"fill\"", "var = \"fil\"");
+    let e = err(&bad);
+    assert!(e.starts_with("e.toml:21: sweep.var:"), "{e}");
+    assert!(e.contains("fill"), "lists the valid names: {e}");
+    let bad = GOOD.replace(
+        "kind = \"standard\"\nn = 1000\np = 0.001",
+        "kind = \"bloomy\"\nn = 1000\np = 0.001",
+    );
+    let e = err(&bad);
+    assert!(e.starts_with("e.toml:16: filters[1].kind:"), "{e}");
+    let bad = GOOD.replace("seed = 7", "seed = 7\ncolour = \"red\"");
+    let e = err(&bad);
+    assert!(
+        e.starts_with("e.toml:9: colour:") && e.contains("unknown field"),
+        "{e}"
+    );
+}
+
+#[test]
+fn semantic_errors_name_line_and_field() {
+    let bad = GOOD.replace("p = 0.001", "p = 1.5");
+    assert!(
+        err(&bad).starts_with("e.toml:18: filters[1].p:"),
+        "{}",
+        err(&bad)
+    );
+    let bad = GOOD.replace("var = \"fill\"", "var = \"load\"");
+    let e = err(&bad);
+    assert!(
+        e.starts_with("e.toml:21: sweep.var: the sweep runner sweeps one of"),
+        "{e}"
+    );
+    let bad = GOOD.replace(
+        "range = { from = 0.5, to = 1.5, points = 3 }",
+        "values = []",
+    );
+    assert!(
+        err(&bad).starts_with("e.toml:22: sweep.values:"),
+        "{}",
+        err(&bad)
+    );
+    let bad = GOOD.replace("trials = 2", "trials = 0");
+    assert!(err(&bad).starts_with("e.toml:6: trials:"), "{}", err(&bad));
+    let bad = GOOD.replace("n = 1000\np = 0.01\n", "p = 0.01\n");
+    assert!(
+        err(&bad).starts_with("e.toml:10: filters[0]: give n"),
+        "{}",
+        err(&bad)
+    );
+    let bad = GOOD.replace("n_scale = 0.1", "n_scale = 2");
+    assert!(
+        err(&bad).starts_with("e.toml:27: quick.n_scale:"),
+        "{}",
+        err(&bad)
+    );
+}
+
+#[test]
+fn log_ranges_and_integer_sweeps() {
+    let r = Range {
+        from: 1e3,
+        to: 1e6,
+        points: 4,
+        scale: Scale::Log,
+    };
+    let v = r.values();
+    assert!(
+        (v[1] - 1e4).abs() < 1e-6 && (v[3] - 1e6).abs() < 1e-3,
+        "{v:?}"
+    );
+    let s = Sweep {
+        var: SweepVar::K,
+        values: Some(vec![1.2, 1.4, 2.0, 2.6]),
+        range: None,
+    };
+    assert_eq!(s.values(), vec![1.0, 2.0, 3.0]);
+}
+
+#[test]
+fn runs_a_small_sweep_into_csv_and_charts() {
+    let e = Experiment::parse("e.toml", GOOD).unwrap().quick();
+    let dir = std::env::temp_dir().join(format!("bloomlab-exp-{}", std::process::id()));
+    let report = e.run(&dir, &NoProgress).unwrap();
+    assert_eq!(report.rows, 6);
+    let t = Table::read_csv(&report.files.csv).unwrap();
+    for c in [
+        "series",
+        "x",
+        "fpr",
+        "fpr_lo",
+        "fpr_hi",
+        "theory_classic",
+        "theory_exact",
+    ] {
+        assert!(t.col(c).is_some(), "missing {c}");
+    }
+    // No false negatives, ever.
+    assert!((0..t.rows.len()).all(|r| t.num(r, "false_negatives") == Some(0.0)));
+    let svg = std::fs::read_to_string(&report.files.svg).unwrap();
+    assert!(svg.contains("classic") && svg.contains("standard p=1%"));
+    assert!(std::fs::metadata(&report.files.png).unwrap().len() > 1000);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_plot_column_that_does_not_exist_is_a_spec_error() {
+    let bad = GOOD.replace("y = \"fpr\"", "y = \"fpr_typo\"");
+    let e = Experiment::parse("e.toml", &bad).unwrap().quick();
+    let dir = std::env::temp_dir().join(format!("bloomlab-exp2-{}", std::process::id()));
+    let msg = e.run(&dir, &NoProgress).unwrap_err().to_string();
+    assert!(
+        msg.starts_with("e.toml:31: plot.panels[0].y: no column 'fpr_typo'"),
+        "{msg}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
