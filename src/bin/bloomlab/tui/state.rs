@@ -1,0 +1,948 @@
+//! Everything the screens show, and the pure computations derived from it. `update` is the only
+//! writer; `view` only reads.
+
+use bloomlab::hash::{AnyHasher, AnyStrategy, HashId, IndexStrategy, StrategyId};
+use bloomlab::workload::KeyKind;
+use bloomlab::{FilterKind, StandardBloom, theory};
+
+use super::msg::{CompareResult, FillMap, HashResult, RowOutcome};
+
+/// Hash function of the walkthrough: Guava's murmur3_128, as the articles use.
+pub const WALK_HASH: HashId = HashId::Murmur3;
+/// Index strategy of the walkthrough: Kirsch–Mitzenmacher `h1 + i·h2`, as the articles describe.
+pub const WALK_STRATEGY: StrategyId = StrategyId::Double;
+/// Hash seed of the walkthrough, chosen so the articles' story really happens with real hashes:
+/// apple → {11, 0, 6}, banana → {1, 14, 11} (bit 11 collides), grape → {7, 14, 6} (bit 7 is 0:
+/// absent), cherry → {11, 14, 0} (all set by apple and banana: a false positive).
+/// To be pointed at `bloomlab::walkthrough::SEED` once the lead's walkthrough lands.
+pub const WALK_SEED: u64 = 726;
+/// Bits of the walkthrough filter.
+pub const WALK_M: u64 = 16;
+/// Hash functions of the walkthrough filter.
+pub const WALK_K: u32 = 3;
+/// Walkthrough actions kept for display.
+pub const WALK_LOG: usize = 12;
+/// Largest 4-bit counter value.
+pub const COUNTER_MAX: u8 = 15;
+
+/// Largest bit array the workbench will allocate for a measurement (2^33 bits = 1 GiB).
+pub const MAX_MEASURE_BITS: u64 = 1 << 33;
+/// Longest measurement the workbench will start (estimated), in seconds.
+pub const MAX_MEASURE_SECS: f64 = 60.0;
+/// Largest n accepted by the controls (theory only beyond what can be measured).
+pub const MAX_N: u64 = 1_000_000_000_000;
+/// Largest m accepted by the controls.
+pub const MAX_M: u64 = 1 << 46;
+/// Smallest target p accepted.
+pub const MIN_P: f64 = 1e-15;
+/// Absent keys every measurement queries at least.
+pub const MIN_QUERIES: u64 = 100_000;
+/// Regions of the fill picture computed by the worker.
+pub const FILL_REGIONS: usize = 2048;
+
+/// The screens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Tab {
+    /// Parameters, theory, charts, the live measurement.
+    Explore,
+    /// Every filter kind at the same n and p.
+    Compare,
+    /// Every hash × strategy.
+    Hashes,
+    /// The m = 16, k = 3 example.
+    Walkthrough,
+    /// Keys and what to look at.
+    Help,
+}
+
+impl Tab {
+    /// Display order.
+    pub const ALL: [Tab; 5] = [
+        Tab::Explore,
+        Tab::Compare,
+        Tab::Hashes,
+        Tab::Walkthrough,
+        Tab::Help,
+    ];
+
+    /// Title in the tab bar.
+    pub fn title(self) -> &'static str {
+        match self {
+            Tab::Explore => "Explore",
+            Tab::Compare => "Compare",
+            Tab::Hashes => "Hashes",
+            Tab::Walkthrough => "Walkthrough",
+            Tab::Help => "Help",
+        }
+    }
+
+    /// Position in [`Tab::ALL`].
+    pub fn index(self) -> usize {
+        Tab::ALL.iter().position(|t| *t == self).unwrap_or(0)
+    }
+}
+
+/// The Explore controls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field {
+    /// Items.
+    N,
+    /// Target false-positive rate.
+    P,
+    /// Bits.
+    M,
+    /// Bits per key.
+    BitsPerKey,
+    /// Hash functions.
+    K,
+    /// Filter kind.
+    Kind,
+    /// Hash function.
+    Hash,
+    /// Index strategy.
+    Strategy,
+    /// Key kind.
+    Keys,
+}
+
+impl Field {
+    /// Display order.
+    pub const ALL: [Field; 9] = [
+        Field::N,
+        Field::P,
+        Field::M,
+        Field::BitsPerKey,
+        Field::K,
+        Field::Kind,
+        Field::Hash,
+        Field::Strategy,
+        Field::Keys,
+    ];
+
+    /// Label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Field::N => "n (items)",
+            Field::P => "p (target)",
+            Field::M => "m (bits)",
+            Field::BitsPerKey => "bits/key",
+            Field::K => "k (hashes)",
+            Field::Kind => "filter",
+            Field::Hash => "hash",
+            Field::Strategy => "strategy",
+            Field::Keys => "keys",
+        }
+    }
+
+    /// Whether Enter lets you type a value.
+    pub fn typed(self) -> bool {
+        matches!(
+            self,
+            Field::N | Field::P | Field::M | Field::BitsPerKey | Field::K
+        )
+    }
+
+    /// Position in [`Field::ALL`].
+    pub fn index(self) -> usize {
+        Field::ALL.iter().position(|f| *f == self).unwrap_or(0)
+    }
+}
+
+/// The Explore parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Params {
+    /// Items.
+    pub n: u64,
+    /// Target false-positive rate (sizes m unless m is pinned).
+    pub p: f64,
+    /// m set by hand (or via bits/key); `None` = from n and p.
+    pub m_pin: Option<u64>,
+    /// k set by hand; `None` = optimal for m and n.
+    pub k_pin: Option<u32>,
+    /// Filter kind.
+    pub kind: FilterKind,
+    /// Hash function.
+    pub hash: HashId,
+    /// Index strategy.
+    pub strategy: StrategyId,
+    /// Key kind.
+    pub keys: KeyKind,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Self {
+            n: 1_000_000,
+            p: 0.01,
+            m_pin: None,
+            k_pin: None,
+            kind: FilterKind::Standard,
+            hash: HashId::Xxh3,
+            strategy: StrategyId::EnhancedDouble,
+            keys: KeyKind::U64,
+        }
+    }
+}
+
+/// Numbers derived from [`Params`] (pure theory; cheap).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Design {
+    /// Items.
+    pub n: u64,
+    /// Bits asked for.
+    pub m: u64,
+    /// Bits the filter really has (the Guava strategies round up to whole words).
+    pub m_actual: u64,
+    /// Hash functions used.
+    pub k: u32,
+    /// `round(m/n · ln 2)`.
+    pub k_opt: u32,
+    /// `m/n · ln 2`.
+    pub k_real: f64,
+    /// Whether k is pinned.
+    pub k_pinned: bool,
+    /// Whether m is pinned (not from p).
+    pub m_pinned: bool,
+    /// `m_actual / n`.
+    pub bits_per_key: f64,
+    /// Heap bytes of the bit array (whole 64-bit words).
+    pub bytes: u64,
+    /// `(1 − e^(−kn/m))^k`.
+    pub classic: f64,
+    /// `log2(1/classic)`: the fewest bits per key any structure needs for that rate.
+    pub lower_bound: f64,
+    /// `bits_per_key / lower_bound − 1`.
+    pub overhead: f64,
+    /// `1 − (1 − 1/m)^(kn)`.
+    pub fill: f64,
+    /// Estimated heap bytes of a `HashSet<u64>` holding n keys.
+    pub hashset_bytes: u64,
+}
+
+/// Estimated heap bytes of a `std::collections::HashSet<u64>` with `n` items (hashbrown): one
+/// 8-byte slot plus one control byte per bucket, `buckets = next_power_of_two(n·8/7)` (buckets
+/// are at most 7/8 full), plus 16 trailing control bytes. An estimate from hashbrown's layout;
+/// the experiments measure it with a counting allocator.
+pub fn hashset_u64_bytes(n: u64) -> u64 {
+    let buckets = if n < 4 {
+        4
+    } else if n < 8 {
+        8
+    } else {
+        (n.saturating_mul(8) / 7).max(1).next_power_of_two()
+    };
+    buckets.saturating_mul(9).saturating_add(16)
+}
+
+impl Params {
+    /// Derive the design numbers.
+    ///
+    /// # Errors
+    /// A message naming the invalid value.
+    pub fn design(&self) -> Result<Design, String> {
+        theory::check_n(self.n).map_err(|e| e.to_string())?;
+        let m = match self.m_pin {
+            Some(m) => theory::check_m(m).map_err(|e| e.to_string())?,
+            None => theory::optimal_bits(self.n, self.p).map_err(|e| e.to_string())?,
+        };
+        let k_opt = theory::optimal_k(m, self.n);
+        let k = match self.k_pin {
+            Some(k) => theory::check_k(k).map_err(|e| e.to_string())?,
+            None => k_opt,
+        };
+        let m_actual = AnyStrategy(self.strategy).round_bits(m);
+        let classic = theory::fpr_classic(m_actual, self.n, k);
+        let lower_bound = theory::lower_bound_bits_per_key(classic);
+        let bits_per_key = m_actual as f64 / self.n as f64;
+        Ok(Design {
+            n: self.n,
+            m,
+            m_actual,
+            k,
+            k_opt,
+            k_real: theory::optimal_k_real(m, self.n),
+            k_pinned: self.k_pin.is_some(),
+            m_pinned: self.m_pin.is_some(),
+            bits_per_key,
+            bytes: m_actual.div_ceil(64).saturating_mul(8),
+            classic,
+            lower_bound,
+            overhead: if lower_bound > 0.0 {
+                bits_per_key / lower_bound - 1.0
+            } else {
+                f64::INFINITY
+            },
+            fill: theory::expected_fill(m_actual, self.n, k),
+            hashset_bytes: hashset_u64_bytes(self.n),
+        })
+    }
+}
+
+/// Which chart Explore shows when there is room for only one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChartView {
+    /// FPR against k.
+    FprVsK,
+    /// FPR against n.
+    FprVsN,
+}
+
+/// Lifecycle of a background job as the screens see it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunStatus {
+    /// Not started (or paused because another screen measures).
+    Idle,
+    /// Running.
+    Running,
+    /// Finished.
+    Done,
+    /// Stopped before its target (time budget); the numbers so far stand.
+    Stopped(String),
+    /// Not started: too big or too slow.
+    Refused(String),
+    /// Failed.
+    Failed(String),
+}
+
+/// The Explore measurement.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExploreRun {
+    /// Generation of the job (reports of older jobs are ignored).
+    pub job: u64,
+    /// Status.
+    pub status: RunStatus,
+    /// 0..=1.
+    pub progress: f64,
+    /// What the worker is doing.
+    pub phase: &'static str,
+    /// (m, n, k) measured.
+    pub design: Option<(u64, u64, u32)>,
+    /// Bits of the built filter.
+    pub bits: Option<u64>,
+    /// Heap bytes of the built filter.
+    pub bytes: Option<usize>,
+    /// Fill picture.
+    pub fill: Option<FillMap>,
+    /// ns per insert.
+    pub ns_insert: Option<f64>,
+    /// ns per query.
+    pub ns_query: Option<f64>,
+    /// The filter's own model FPR.
+    pub model_fpr: Option<f64>,
+    /// Details from the filter.
+    pub details: Vec<(String, String)>,
+    /// Absent keys queried.
+    pub queries: u64,
+    /// False positives among them.
+    pub false_positives: u64,
+    /// Query target.
+    pub target: u64,
+}
+
+impl Default for ExploreRun {
+    fn default() -> Self {
+        Self {
+            job: 0,
+            status: RunStatus::Idle,
+            progress: 0.0,
+            phase: "",
+            design: None,
+            bits: None,
+            bytes: None,
+            fill: None,
+            ns_insert: None,
+            ns_query: None,
+            model_fpr: None,
+            details: Vec::new(),
+            queries: 0,
+            false_positives: 0,
+            target: 0,
+        }
+    }
+}
+
+impl ExploreRun {
+    /// Measured FPR and its 95% Wilson interval, once queries were made.
+    pub fn fpr(&self) -> Option<(f64, f64, f64)> {
+        if self.queries == 0 {
+            return None;
+        }
+        let (lo, hi) =
+            bloomlab::stats::wilson(self.false_positives, self.queries, bloomlab::stats::Z95);
+        Some((self.false_positives as f64 / self.queries as f64, lo, hi))
+    }
+}
+
+/// The Explore screen.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Explore {
+    /// Parameters.
+    pub params: Params,
+    /// Selected control.
+    pub field: Field,
+    /// Text being typed into the selected control.
+    pub edit: Option<String>,
+    /// Chart shown on small terminals.
+    pub chart: ChartView,
+    /// The measurement.
+    pub run: ExploreRun,
+    /// Key seed of the next measurement (`r` moves it on: a fresh filter instance).
+    pub key_seed: u64,
+    /// Exact FPR for (m, n, k), when known.
+    pub exact: Option<((u64, u64, u32), f64)>,
+    /// Exact FPR being computed for (m, n, k).
+    pub exact_pending: Option<(u64, u64, u32)>,
+}
+
+impl Explore {
+    /// The exact FPR for the current design, if computed.
+    pub fn exact_for(&self, d: &Design) -> Option<f64> {
+        match self.exact {
+            Some((key, v)) if key == (d.m_actual, d.n, d.k) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+/// A measured row (Compare) or cell (Hashes).
+#[derive(Debug, Clone, PartialEq)]
+pub enum RowState<T> {
+    /// Not measured yet.
+    Pending,
+    /// Measured, unavailable or failed.
+    Out(RowOutcome<T>),
+}
+
+impl<T> RowState<T> {
+    /// The result, when measured.
+    pub fn done(&self) -> Option<&T> {
+        match self {
+            RowState::Out(RowOutcome::Done(t)) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+/// What a Compare table was measured for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompareKey {
+    /// Items.
+    pub n: u64,
+    /// Target rate.
+    pub p: f64,
+    /// Hash.
+    pub hash: HashId,
+    /// Strategy.
+    pub strategy: StrategyId,
+    /// Keys.
+    pub keys: KeyKind,
+    /// Key seed.
+    pub seed: u64,
+}
+
+/// The Compare screen.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Compare {
+    /// What the rows were (are being) measured for.
+    pub key: Option<CompareKey>,
+    /// Generation.
+    pub job: u64,
+    /// One row per `FilterKind::ALL`.
+    pub rows: Vec<RowState<CompareResult>>,
+    /// Status.
+    pub status: RunStatus,
+    /// 0..=1 over all rows.
+    pub progress: f64,
+    /// Key seed (`r` moves it on).
+    pub seed: u64,
+}
+
+/// Metric shown in the Hashes matrix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HashMetric {
+    /// Measured FPR against the exact rate.
+    Fpr,
+    /// Chi-square p-value of the bit positions.
+    Uniformity,
+    /// Million queries per second.
+    Throughput,
+}
+
+/// What a Hashes matrix was measured for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HashesKey {
+    /// Items.
+    pub n: u64,
+    /// Keys.
+    pub keys: KeyKind,
+    /// Key seed.
+    pub seed: u64,
+}
+
+/// The Hashes screen.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hashes {
+    /// Items per filter.
+    pub n: u64,
+    /// Target rate (fixed at 1%).
+    pub p: f64,
+    /// Key kind.
+    pub keys: KeyKind,
+    /// Selected hash (row).
+    pub row: usize,
+    /// Selected strategy (column).
+    pub col: usize,
+    /// Metric in the matrix.
+    pub metric: HashMetric,
+    /// What the cells were measured for.
+    pub key: Option<HashesKey>,
+    /// Generation.
+    pub job: u64,
+    /// `HashId::ALL.len() × StrategyId::ALL.len()` cells, row-major.
+    pub cells: Vec<RowState<HashResult>>,
+    /// Status.
+    pub status: RunStatus,
+    /// 0..=1 over all cells.
+    pub progress: f64,
+    /// Key seed.
+    pub seed: u64,
+}
+
+impl Hashes {
+    /// Index of the cell for (hash row, strategy column).
+    pub fn cell_index(row: usize, col: usize) -> usize {
+        row * StrategyId::ALL.len() + col
+    }
+}
+
+/// What the last walkthrough action found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WalkOutcome {
+    /// Inserted; `collisions` lists (position, words that had already set it).
+    Inserted {
+        /// Positions.
+        positions: Vec<u64>,
+        /// Shared positions.
+        collisions: Vec<(u64, Vec<String>)>,
+        /// Counters that were already at 15 (stuck).
+        saturated: Vec<u64>,
+    },
+    /// Some position is 0: certainly absent.
+    Absent {
+        /// Positions.
+        positions: Vec<u64>,
+        /// Which of them are 0.
+        zeros: Vec<u64>,
+    },
+    /// All positions set.
+    MaybePresent {
+        /// Positions.
+        positions: Vec<u64>,
+        /// True when the word was never inserted.
+        false_positive: bool,
+        /// For each position, the inserted words that set it.
+        setters: Vec<(u64, Vec<String>)>,
+    },
+    /// Counters decremented.
+    Removed {
+        /// Positions.
+        positions: Vec<u64>,
+        /// True when the word had not been inserted (a false positive was removed).
+        was_inserted: bool,
+        /// Inserted words that now test absent (false negatives created).
+        now_missing: Vec<String>,
+    },
+    /// Remove refused.
+    RemoveRefused(String),
+}
+
+/// The walkthrough.
+#[derive(Debug, Clone)]
+pub struct Walk {
+    /// Used for its positions only (m = 16, k = 3).
+    pub filter: StandardBloom<AnyHasher, AnyStrategy>,
+    /// 4-bit counters; in bit mode a bit is `counter > 0`.
+    pub counters: [u8; WALK_M as usize],
+    /// Inserted words (a multiset, in order) with their positions.
+    pub words: Vec<(String, Vec<u64>)>,
+    /// The word in the box.
+    pub input: String,
+    /// Typing into the box.
+    pub editing: bool,
+    /// Counting mode (remove allowed).
+    pub counting: bool,
+    /// Actions so far (word, what happened), oldest first, at most [`WALK_LOG`].
+    pub log: Vec<(String, WalkOutcome)>,
+}
+
+impl PartialEq for Walk {
+    fn eq(&self, o: &Self) -> bool {
+        self.counters == o.counters
+            && self.words == o.words
+            && self.input == o.input
+            && self.editing == o.editing
+            && self.counting == o.counting
+            && self.log == o.log
+    }
+}
+
+impl Walk {
+    /// An empty walkthrough filter.
+    pub fn new() -> Self {
+        let filter = StandardBloom::with_bits_and(
+            WALK_M,
+            WALK_K,
+            AnyHasher::new(WALK_HASH, WALK_SEED),
+            AnyStrategy(WALK_STRATEGY),
+        )
+        .expect("m = 16, k = 3 are valid constants");
+        Self {
+            filter,
+            counters: [0; WALK_M as usize],
+            words: Vec::new(),
+            input: String::new(),
+            editing: false,
+            counting: false,
+            log: Vec::new(),
+        }
+    }
+
+    /// The last action and its outcome.
+    #[cfg(test)]
+    pub fn last(&self) -> Option<&(String, WalkOutcome)> {
+        self.log.last()
+    }
+
+    /// Record an action.
+    pub fn record(&mut self, word: String, out: WalkOutcome) {
+        if self.log.len() >= WALK_LOG {
+            self.log.remove(0);
+        }
+        self.log.push((word, out));
+    }
+
+    /// The k positions of `word`.
+    pub fn positions(&self, word: &str) -> Vec<u64> {
+        self.filter.positions(word.as_bytes())
+    }
+
+    /// Whether bit `i` is set (`counter > 0`).
+    pub fn bit(&self, i: u64) -> bool {
+        self.counters.get(i as usize).is_some_and(|c| *c > 0)
+    }
+
+    /// Inserted words (distinct, in order) whose positions include `pos`.
+    pub fn setters(&self, pos: u64) -> Vec<String> {
+        let mut v: Vec<String> = Vec::new();
+        for (w, ps) in &self.words {
+            if ps.contains(&pos) && !v.contains(w) {
+                v.push(w.clone());
+            }
+        }
+        v
+    }
+
+    /// Whether every position of `word` is set.
+    pub fn contains(&self, word: &str) -> bool {
+        self.positions(word).iter().all(|&p| self.bit(p))
+    }
+
+    /// Insert `word`: increment its counters (saturating at 15, where a counting filter's
+    /// counter sticks).
+    pub fn insert(&mut self, word: &str) -> WalkOutcome {
+        let positions = self.positions(word);
+        let mut collisions = Vec::new();
+        for &p in &positions {
+            let before = self.setters(p);
+            if !before.is_empty() && !collisions.iter().any(|(q, _)| *q == p) {
+                collisions.push((p, before));
+            }
+        }
+        let mut saturated = Vec::new();
+        for &p in &positions {
+            let c = &mut self.counters[p as usize];
+            if *c >= COUNTER_MAX {
+                saturated.push(p);
+            } else {
+                *c += 1;
+            }
+        }
+        self.words.push((word.to_string(), positions.clone()));
+        WalkOutcome::Inserted {
+            positions,
+            collisions,
+            saturated,
+        }
+    }
+
+    /// Query `word`.
+    pub fn query(&self, word: &str) -> WalkOutcome {
+        let positions = self.positions(word);
+        let zeros: Vec<u64> = positions
+            .iter()
+            .copied()
+            .filter(|&p| !self.bit(p))
+            .collect();
+        if !zeros.is_empty() {
+            return WalkOutcome::Absent { positions, zeros };
+        }
+        let inserted = self.words.iter().any(|(w, _)| w == word);
+        let mut setters = Vec::new();
+        for &p in &positions {
+            if !setters.iter().any(|(q, _)| *q == p) {
+                setters.push((p, self.setters(p)));
+            }
+        }
+        WalkOutcome::MaybePresent {
+            positions,
+            false_positive: !inserted,
+            setters,
+        }
+    }
+
+    /// Remove `word` (counting mode only): decrement its counters. A word that tests absent is
+    /// refused; a false positive is removed like a real member (as a counting filter must), and
+    /// the inserted words that now test absent are reported.
+    pub fn remove(&mut self, word: &str) -> WalkOutcome {
+        let positions = self.positions(word);
+        if !self.counting {
+            let shared: Vec<String> = positions
+                .iter()
+                .filter_map(|&p| {
+                    let s = self.setters(p);
+                    (s.len() > 1).then(|| format!("bit {p} ({})", s.join(", ")))
+                })
+                .collect();
+            let why = if shared.is_empty() {
+                "a plain Bloom filter cannot delete: a bit does not know how many items set it"
+                    .to_string()
+            } else {
+                format!(
+                    "a plain Bloom filter cannot delete: {} is shared, clearing it would make \
+                     other words absent (false negatives)",
+                    shared.join(", ")
+                )
+            };
+            return WalkOutcome::RemoveRefused(format!("{why}; press m for counting mode"));
+        }
+        if positions.iter().any(|&p| !self.bit(p)) {
+            return WalkOutcome::RemoveRefused(format!(
+                "'{word}' is definitely not in the filter (a counter is 0); nothing changed"
+            ));
+        }
+        for &p in &positions {
+            let c = &mut self.counters[p as usize];
+            // A saturated counter no longer knows its count: it stays at 15.
+            if *c < COUNTER_MAX {
+                *c -= 1;
+            }
+        }
+        let was_inserted = match self.words.iter().position(|(w, _)| w == word) {
+            Some(i) => {
+                self.words.remove(i);
+                true
+            }
+            None => false,
+        };
+        let mut now_missing: Vec<String> = Vec::new();
+        for (w, _) in &self.words {
+            if !self.contains(w) && !now_missing.contains(w) {
+                now_missing.push(w.clone());
+            }
+        }
+        WalkOutcome::Removed {
+            positions,
+            was_inserted,
+            now_missing,
+        }
+    }
+
+    /// Empty the filter.
+    pub fn clear(&mut self) {
+        self.counters = [0; WALK_M as usize];
+        self.words.clear();
+        self.log.clear();
+    }
+
+    /// Empty the filter and insert apple and banana, as the articles do.
+    pub fn preload(&mut self) {
+        self.clear();
+        self.insert("apple");
+        self.insert("banana");
+    }
+}
+
+/// Severity of the status line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    /// Information.
+    Info,
+    /// Something was refused.
+    Warn,
+    /// Invalid input or a failure.
+    Error,
+}
+
+/// Time per operation used to estimate how long a measurement would take (updated from what
+/// the worker measures).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Speed {
+    /// ns per insert.
+    pub ns_insert: f64,
+    /// ns per query.
+    pub ns_query: f64,
+}
+
+impl Speed {
+    /// Seconds for `inserts` inserts and `queries` queries.
+    pub fn secs(&self, inserts: u64, queries: u64) -> f64 {
+        (inserts as f64 * self.ns_insert + queries as f64 * self.ns_query) * 1e-9
+    }
+}
+
+/// The whole application state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct State {
+    /// Current screen.
+    pub tab: Tab,
+    /// Set when the user quits.
+    pub quit: bool,
+    /// Status line: message and severity.
+    pub status: Option<(Level, String)>,
+    /// Explore.
+    pub explore: Explore,
+    /// Compare.
+    pub compare: Compare,
+    /// Hashes.
+    pub hashes: Hashes,
+    /// Walkthrough.
+    pub walk: Walk,
+    /// Help scroll offset.
+    pub help_scroll: u16,
+    /// Next job generation.
+    pub next_job: u64,
+    /// Operation costs for estimates.
+    pub speed: Speed,
+}
+
+impl Default for State {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl State {
+    /// The initial state (nothing measured yet).
+    pub fn new() -> Self {
+        let mut walk = Walk::new();
+        walk.preload();
+        walk.input = "cherry".into();
+        Self {
+            tab: Tab::Explore,
+            quit: false,
+            status: None,
+            explore: Explore {
+                params: Params::default(),
+                field: Field::N,
+                edit: None,
+                chart: ChartView::FprVsK,
+                run: ExploreRun::default(),
+                key_seed: 1,
+                exact: None,
+                exact_pending: None,
+            },
+            compare: Compare {
+                key: None,
+                job: 0,
+                rows: vec![RowState::Pending; FilterKind::ALL.len()],
+                status: RunStatus::Idle,
+                progress: 0.0,
+                seed: 1,
+            },
+            hashes: Hashes {
+                n: 100_000,
+                p: 0.01,
+                keys: KeyKind::Seq,
+                row: HashId::ALL.len() - 1,
+                col: 0,
+                metric: HashMetric::Fpr,
+                key: None,
+                job: 0,
+                cells: vec![RowState::Pending; HashId::ALL.len() * StrategyId::ALL.len()],
+                status: RunStatus::Idle,
+                progress: 0.0,
+                seed: 1,
+            },
+            walk,
+            help_scroll: 0,
+            next_job: 1,
+            // Conservative release-build figures; replaced by measured ones as jobs run.
+            speed: Speed {
+                ns_insert: 150.0,
+                ns_query: 120.0,
+            },
+        }
+    }
+
+    /// Whether keys go into a text box (digits and letters are text, not commands).
+    pub fn typing(&self) -> bool {
+        match self.tab {
+            Tab::Explore => self.explore.edit.is_some(),
+            Tab::Walkthrough => self.walk.editing,
+            _ => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn design_matches_the_articles_table() {
+        let d = Params::default().design().unwrap();
+        assert_eq!((d.m, d.k), (9_585_058, 7));
+        assert_eq!(d.bytes, 1_198_136);
+        assert!((d.overhead - 0.44).abs() < 0.01, "{}", d.overhead);
+        let p = Params {
+            n: 1_000_000,
+            p: 0.001,
+            ..Params::default()
+        };
+        let d = p.design().unwrap();
+        assert_eq!((d.m, d.k), (14_377_587, 10));
+    }
+
+    #[test]
+    fn guava_strategies_round_m_up() {
+        let p = Params {
+            strategy: StrategyId::Guava64,
+            ..Params::default()
+        };
+        let d = p.design().unwrap();
+        assert_eq!((d.m, d.m_actual), (9_585_058, 9_585_088));
+    }
+
+    #[test]
+    fn hashset_estimate() {
+        // 1,000,000 · 8/7 = 1,142,857 → 2^21 buckets of 9 bytes.
+        assert_eq!(hashset_u64_bytes(1_000_000), (1 << 21) * 9 + 16);
+        assert_eq!(hashset_u64_bytes(3), 4 * 9 + 16);
+        assert_eq!(hashset_u64_bytes(7), 8 * 9 + 16);
+    }
+
+    #[test]
+    fn walk_seed_reproduces_the_articles_story() {
+        let w = Walk::new();
+        let (a, b, g, c) = (
+            w.positions("apple"),
+            w.positions("banana"),
+            w.positions("grape"),
+            w.positions("cherry"),
+        );
+        let shared: Vec<_> = a.iter().filter(|x| b.contains(x)).collect();
+        assert_eq!(shared.len(), 1, "apple {a:?} banana {b:?}");
+        assert!(g.iter().any(|x| !a.contains(x) && !b.contains(x)), "{g:?}");
+        assert!(c.iter().all(|x| a.contains(x) || b.contains(x)), "{c:?}");
+    }
+}

@@ -1,0 +1,779 @@
+//! Explore: controls, theory numbers, FPR charts, the bit array and the live measurement.
+
+use bloomlab::FilterKind;
+use bloomlab::theory;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::symbols::Marker;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Axis, Block, Chart, Dataset, GraphType, LineGauge, Paragraph};
+
+use super::{ACCENT, BAD, MARK, MEASURED, bold, selected};
+use crate::tui::fmt;
+use crate::tui::state::{ChartView, Design, Explore, Field, RunStatus, State};
+
+pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
+    let e = &s.explore;
+    let design = e.params.design();
+    let left_w = if area.width >= 120 { 46 } else { 40 };
+    let [left, right] =
+        Layout::horizontal([Constraint::Length(left_w), Constraint::Min(20)]).areas(area);
+    let [controls, numbers] =
+        Layout::vertical([Constraint::Length(11), Constraint::Min(3)]).areas(left);
+    draw_controls(f, e, design.as_ref().ok(), controls);
+    match &design {
+        Ok(d) => draw_numbers(f, e, d, numbers),
+        Err(msg) => f.render_widget(
+            Paragraph::new(Line::from(Span::styled(msg.clone(), bold().fg(BAD))))
+                .block(Block::bordered().title(" Numbers ")),
+            numbers,
+        ),
+    }
+    let Ok(d) = design else {
+        return;
+    };
+    let tall = right.height >= 30;
+    let pic_h = if tall { 9 } else { 6 };
+    let [charts, picture, gauge] = Layout::vertical([
+        Constraint::Min(6),
+        Constraint::Length(pic_h),
+        Constraint::Length(1),
+    ])
+    .areas(right);
+    if tall {
+        let [a, b] = Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)])
+            .areas(charts);
+        chart_k(f, e, &d, a);
+        chart_n(f, e, &d, b);
+    } else if right.width >= 100 {
+        let [a, b] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+            .areas(charts);
+        chart_k(f, e, &d, a);
+        chart_n(f, e, &d, b);
+    } else {
+        match e.chart {
+            ChartView::FprVsK => chart_k(f, e, &d, charts),
+            ChartView::FprVsN => chart_n(f, e, &d, charts),
+        }
+    }
+    draw_picture(f, e, &d, picture);
+    draw_gauge(f, e, gauge);
+}
+
+fn field_value(e: &Explore, d: Option<&Design>, field: Field) -> (String, &'static str) {
+    let p = &e.params;
+    match field {
+        Field::N => (fmt::int(p.n), ""),
+        Field::P => (
+            fmt::prob(p.p),
+            if p.m_pin.is_some() {
+                "unused: m set"
+            } else {
+                ""
+            },
+        ),
+        Field::M => (
+            d.map_or("-".into(), |d| fmt::int(d.m)),
+            if p.m_pin.is_some() { "pinned" } else { "auto" },
+        ),
+        Field::BitsPerKey => (
+            d.map_or("-".into(), |d| format!("{:.3}", d.m as f64 / d.n as f64)),
+            "",
+        ),
+        Field::K => (
+            d.map_or("-".into(), |d| d.k.to_string()),
+            if p.k_pin.is_some() { "pinned" } else { "auto" },
+        ),
+        Field::Kind => (p.kind.name().into(), ""),
+        Field::Hash => (p.hash.name().into(), ""),
+        Field::Strategy => (p.strategy.name().into(), ""),
+        Field::Keys => (p.keys.name().into(), ""),
+    }
+}
+
+fn draw_controls(f: &mut Frame<'_>, e: &Explore, d: Option<&Design>, area: Rect) {
+    let lines: Vec<Line<'_>> = Field::ALL
+        .iter()
+        .map(|&field| {
+            let sel = field == e.field;
+            let (value, note) = field_value(e, d, field);
+            let value = match (&e.edit, sel) {
+                (Some(buf), true) => format!("{buf}▏"),
+                _ => value,
+            };
+            let marker = if sel { "▸ " } else { "  " };
+            let label = format!("{marker}{:<11}", field.label());
+            let mut spans = vec![
+                Span::styled(label, if sel { bold() } else { Style::default() }),
+                Span::styled(format!(" {value} "), if sel { selected() } else { bold() }),
+            ];
+            if !note.is_empty() {
+                spans.push(Span::styled(
+                    format!(" {note}"),
+                    Style::default().fg(ACCENT),
+                ));
+            }
+            Line::from(spans)
+        })
+        .collect();
+    f.render_widget(
+        Paragraph::new(lines).block(Block::bordered().title(" Settings ")),
+        area,
+    );
+}
+
+fn draw_numbers(f: &mut Frame<'_>, e: &Explore, d: &Design, area: Rect) {
+    let r = &e.run;
+    let mut lines = Vec::new();
+    let m_note = if d.m_actual != d.m {
+        format!(" ({} rounded up to words)", fmt::int(d.m))
+    } else if d.m_pinned {
+        " (pinned)".into()
+    } else {
+        " (from n, p)".into()
+    };
+    lines.push(Line::from(vec![
+        Span::styled(format!("m = {} bits", fmt::int(d.m_actual)), bold()),
+        Span::raw(m_note),
+    ]));
+    lines.push(Line::from(format!(
+        "  = {} bytes ({})",
+        fmt::int(d.bytes),
+        fmt::bytes(d.bytes as f64)
+    )));
+    let k_note = if d.k_pinned {
+        format!(" (pinned; optimal {})", d.k_opt)
+    } else {
+        format!(" (optimal; k* = {:.2})", d.k_real)
+    };
+    lines.push(Line::from(vec![
+        Span::styled(format!("k = {}", d.k), bold().fg(MARK)),
+        Span::raw(k_note),
+    ]));
+    lines.push(Line::from(format!(
+        "bits/key {:.3}  bound {:.2} (+{:.0}%)",
+        d.bits_per_key,
+        d.lower_bound,
+        d.overhead * 100.0
+    )));
+    lines.push(Line::from(vec![
+        Span::raw("FPR classic  "),
+        Span::styled(fmt::prob(d.classic), bold().fg(ACCENT)),
+    ]));
+    let exact = match e.exact_for(d) {
+        Some(v) => Span::styled(fmt::prob(v), bold().fg(ACCENT)),
+        None => Span::raw("computing…"),
+    };
+    lines.push(Line::from(vec![Span::raw("FPR exact    "), exact]));
+    match (r.fpr(), &r.status) {
+        (Some((fpr, lo, hi)), _) => {
+            lines.push(Line::from(vec![
+                Span::raw("measured     "),
+                Span::styled(fmt::prob(fpr), bold().fg(MEASURED)),
+                Span::raw(format!(" of {} q", fmt::si(r.queries as f64))),
+            ]));
+            lines.push(Line::from(format!(
+                "  95% [{}, {}]",
+                fmt::prob(lo),
+                fmt::prob(hi)
+            )));
+        }
+        (None, RunStatus::Refused(_)) => lines.push(Line::from(Span::styled(
+            "measured     refused (see status)",
+            Style::default().fg(MARK),
+        ))),
+        (None, RunStatus::Failed(why)) => lines.push(Line::from(Span::styled(
+            format!("measured     failed: {why}"),
+            Style::default().fg(BAD),
+        ))),
+        (None, _) => lines.push(Line::from("measured     …")),
+    }
+    lines.push(Line::from(format!(
+        "past capacity: 2n {} · 10n {}",
+        fmt::prob(theory::fpr_classic(d.m_actual, d.n.saturating_mul(2), d.k)),
+        fmt::prob(theory::fpr_classic(d.m_actual, d.n.saturating_mul(10), d.k)),
+    )));
+    lines.push(Line::from(format!(
+        "HashSet<u64> ≈ {} (estimate)",
+        fmt::bytes(d.hashset_bytes as f64)
+    )));
+    lines.push(Line::from(format!(
+        "  = {:.1}× the filter",
+        d.hashset_bytes as f64 / d.bytes.max(1) as f64
+    )));
+    if let Some(model) = r.model_fpr
+        && e.params.kind != FilterKind::Standard
+    {
+        lines.push(Line::from(format!(
+            "model ({})  {}",
+            e.params.kind.name(),
+            fmt::prob(model)
+        )));
+    }
+    if let (Some(ins), Some(q)) = (r.ns_insert, r.ns_query) {
+        lines.push(Line::from(format!(
+            "ns/insert {}  ns/query {}",
+            fmt::ns(ins),
+            fmt::ns(q)
+        )));
+    }
+    if e.params.kind != FilterKind::Standard {
+        lines.push(Line::from(Span::styled(
+            "theory lines: a standard filter of this m, k",
+            Style::default().fg(ACCENT),
+        )));
+    }
+    for (k, v) in &r.details {
+        lines.push(Line::from(format!("{k}: {v}")));
+    }
+    f.render_widget(
+        Paragraph::new(lines).block(Block::bordered().title(" Numbers ")),
+        area,
+    );
+}
+
+fn log10c(p: f64, floor: f64) -> f64 {
+    if p > 0.0 { p.log10().max(floor) } else { floor }
+}
+
+/// Decade labels at both ends and the middle of `[lo, hi]` (evenly spaced, as the chart places them).
+fn decade_labels(lo: f64, hi: f64) -> Vec<Span<'static>> {
+    let lab = |v: f64| {
+        if v >= -0.01 {
+            "1".to_string()
+        } else {
+            format!("1e{}", v.round() as i64)
+        }
+    };
+    vec![
+        Span::raw(lab(lo)),
+        Span::raw(lab((lo + hi) / 2.0)),
+        Span::raw(lab(hi)),
+    ]
+}
+
+/// Integer decade bounds around `values`, spanning an even number of decades (so the middle
+/// label is a decade), at most `max_span` decades down from the top.
+fn y_bounds(values: &[f64], max_span: f64) -> (f64, f64) {
+    let hi = values
+        .iter()
+        .copied()
+        .fold(f64::NEG_INFINITY, f64::max)
+        .ceil()
+        .min(0.0);
+    let lo = values
+        .iter()
+        .copied()
+        .fold(f64::INFINITY, f64::min)
+        .floor()
+        .max(hi - max_span);
+    let mut lo = lo.min(hi - 2.0);
+    if ((hi - lo) as i64) % 2 != 0 {
+        lo -= 1.0;
+    }
+    (lo, hi)
+}
+
+/// Chart points.
+type Points = Vec<(f64, f64)>;
+
+/// The measured point and its 95% interval as a vertical segment, at `x` (log10 units).
+fn measured_marks(e: &Explore, x: f64, floor: f64) -> (Points, Points) {
+    match e.run.fpr() {
+        Some((fpr, lo, hi)) => (
+            vec![(x, log10c(fpr, floor))],
+            vec![(x, log10c(lo, floor)), (x, log10c(hi, floor))],
+        ),
+        None => (Vec::new(), Vec::new()),
+    }
+}
+
+/// A vertical segment at `x` from `lo` to `hi` (log10 units).
+fn vline(x: f64, lo: f64, hi: f64) -> Vec<(f64, f64)> {
+    vec![(x, lo), (x, hi)]
+}
+
+/// The chart title doubles as its legend (a legend box would hide the curve on small screens).
+fn title<'a>(name: &'a str, items: Vec<(String, Style)>) -> Line<'a> {
+    let mut spans = vec![Span::styled(format!(" {name} "), bold())];
+    for (t, st) in items {
+        spans.push(Span::styled(format!("{t} "), st));
+    }
+    Line::from(spans)
+}
+
+fn measured_sets<'a>(mpt: &'a [(f64, f64)], ci: &'a [(f64, f64)], sets: &mut Vec<Dataset<'a>>) {
+    if mpt.is_empty() {
+        return;
+    }
+    sets.push(
+        Dataset::default()
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(bold().fg(MEASURED))
+            .data(ci),
+    );
+    sets.push(
+        Dataset::default()
+            .marker(Marker::Dot)
+            .graph_type(GraphType::Scatter)
+            .style(bold().fg(MEASURED))
+            .data(mpt),
+    );
+}
+
+fn chart_k(f: &mut Frame<'_>, e: &Explore, d: &Design, area: Rect) {
+    let kmax = (d.k_opt * 2).max(d.k + 2).clamp(8, theory::MAX_K);
+    let curve_raw: Vec<(f64, f64)> = (1..=kmax)
+        .map(|k| (f64::from(k), theory::fpr_classic(d.m_actual, d.n, k)))
+        .collect();
+    let best = curve_raw
+        .iter()
+        .copied()
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .unwrap_or((1.0, 1.0));
+    let mut ys: Vec<f64> = curve_raw.iter().map(|p| log10c(p.1, -300.0)).collect();
+    if let Some((_, lo, _)) = e.run.fpr()
+        && lo > 0.0
+    {
+        ys.push(lo.log10());
+    }
+    let (ylo, yhi) = y_bounds(&ys, 12.0);
+    let curve: Vec<(f64, f64)> = curve_raw
+        .iter()
+        .filter(|p| p.1 > 0.0 && p.1.log10() >= ylo)
+        .map(|&(k, p)| (k, p.log10()))
+        .collect();
+    let opt = [(best.0, log10c(best.1, ylo))];
+    let now_y = log10c(theory::fpr_classic(d.m_actual, d.n, d.k), ylo);
+    let now = vline(f64::from(d.k), ylo, now_y);
+    let (mpt, ci) = measured_marks(e, f64::from(d.k), ylo);
+    let mut sets = vec![
+        Dataset::default()
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(Style::default().fg(MARK))
+            .data(&now),
+        Dataset::default()
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(Style::default().fg(ACCENT))
+            .data(&curve),
+        Dataset::default()
+            .marker(Marker::Dot)
+            .graph_type(GraphType::Scatter)
+            .style(bold().fg(ACCENT))
+            .data(&opt),
+    ];
+    measured_sets(&mpt, &ci, &mut sets);
+    let mid = (1.0 + f64::from(kmax)) / 2.0;
+    let mut items = vec![
+        ("─ classic".to_string(), Style::default().fg(ACCENT)),
+        (format!("• best k={}", best.0), bold().fg(ACCENT)),
+        (format!("│ now k={}", d.k), bold().fg(MARK)),
+    ];
+    if !mpt.is_empty() {
+        items.push(("┃ measured".to_string(), bold().fg(MEASURED)));
+    }
+    let chart = Chart::new(sets)
+        .block(Block::bordered().title(title("FPR vs k", items)))
+        .x_axis(
+            Axis::default()
+                .title("k")
+                .bounds([1.0, f64::from(kmax)])
+                .labels([
+                    "1".to_string(),
+                    format!("{mid:.1}").trim_end_matches(".0").to_string(),
+                    kmax.to_string(),
+                ]),
+        )
+        .y_axis(
+            Axis::default()
+                .bounds([ylo, yhi])
+                .labels(decade_labels(ylo, yhi)),
+        )
+        .legend_position(None);
+    f.render_widget(chart, area);
+}
+
+fn chart_n(f: &mut Frame<'_>, e: &Explore, d: &Design, area: Rect) {
+    let x0 = (d.n as f64).log10();
+    let (xlo, xhi) = ((x0 - 2.0).max(0.0), x0 + 2.0);
+    let pts = 160;
+    let design = theory::fpr_classic(d.m_actual, d.n, d.k);
+    let ylo_want = (design.log10() - 6.0).floor();
+    let (ylo, yhi) = y_bounds(&[ylo_want, 0.0], 14.0);
+    let curve: Vec<(f64, f64)> = (0..=pts)
+        .map(|i| {
+            let x = xlo + (xhi - xlo) * f64::from(i) / f64::from(pts);
+            let n = 10f64.powf(x).round().max(1.0) as u64;
+            (x, theory::fpr_classic(d.m_actual, n, d.k))
+        })
+        .filter(|p| p.1 > 0.0 && p.1.log10() >= ylo)
+        .map(|(x, p)| (x, p.log10()))
+        .collect();
+    let point = vline(x0, ylo, log10c(design, ylo));
+    let target = [
+        (xlo, log10c(e.params.p, ylo)),
+        (xhi, log10c(e.params.p, ylo)),
+    ];
+    let (mpt, ci) = measured_marks(e, x0, ylo);
+    let mut sets = vec![
+        Dataset::default()
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(Style::default().fg(MARK))
+            .data(&target),
+        Dataset::default()
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(bold().fg(MARK))
+            .data(&point),
+        Dataset::default()
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(Style::default().fg(ACCENT))
+            .data(&curve),
+    ];
+    measured_sets(&mpt, &ci, &mut sets);
+    let mut items = vec![
+        ("─ classic".to_string(), Style::default().fg(ACCENT)),
+        (format!("│ n={}", fmt::si(d.n as f64)), bold().fg(MARK)),
+        (
+            format!("─ p={}", fmt::prob(e.params.p)),
+            Style::default().fg(MARK),
+        ),
+    ];
+    if !mpt.is_empty() {
+        items.push(("┃ measured".to_string(), bold().fg(MEASURED)));
+    }
+    let chart = Chart::new(sets)
+        .block(Block::bordered().title(title("FPR vs n", items)))
+        .x_axis(Axis::default().title("n").bounds([xlo, xhi]).labels([
+            fmt::si(10f64.powf(xlo)),
+            fmt::si(10f64.powf((xlo + xhi) / 2.0)),
+            fmt::si(10f64.powf(xhi)),
+        ]))
+        .y_axis(
+            Axis::default()
+                .bounds([ylo, yhi])
+                .labels(decade_labels(ylo, yhi)),
+        )
+        .legend_position(None);
+    f.render_widget(chart, area);
+}
+
+const SHADES: [&str; 5] = [" ", "░", "▒", "▓", "█"];
+
+fn draw_picture(f: &mut Frame<'_>, e: &Explore, d: &Design, area: Rect) {
+    let block = Block::bordered().title(" Bit array ");
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    if inner.height == 0 || inner.width == 0 {
+        return;
+    }
+    let [text, grid] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(inner);
+    let Some(fill) = &e.run.fill else {
+        let msg = if e.params.kind == FilterKind::Standard {
+            format!("expected fill {:.4} · building…", d.fill)
+        } else {
+            "picture: standard filter only".to_string()
+        };
+        f.render_widget(Paragraph::new(msg), text);
+        return;
+    };
+    let measured = fill.ones as f64 / fill.m.max(1) as f64;
+    let expected = e
+        .run
+        .design
+        .map_or(d.fill, |(m, n, k)| theory::expected_fill(m, n, k));
+    let cols = usize::from(grid.width);
+    let rows = usize::from(grid.height);
+    let cells_avail = cols * rows;
+    let per_bit = fill.m as usize <= cells_avail && fill.regions.len() as u64 == fill.m;
+    let cells = if per_bit {
+        fill.regions.len()
+    } else {
+        cells_avail.min(fill.regions.len())
+    };
+    // Each cell: fraction of its bits set, and whether it lies beyond ±4σ of the expected fill
+    // (binomial σ for the cell's own bit count; the true occupancy variance is a little smaller).
+    let mut values = Vec::with_capacity(cells);
+    let mut outliers = 0;
+    for c in 0..cells {
+        let a = c * fill.regions.len() / cells.max(1);
+        let b = ((c + 1) * fill.regions.len() / cells.max(1)).max(a + 1);
+        let (ones, bits) = fill.regions[a..b]
+            .iter()
+            .fold((0u64, 0u64), |(o, n), r| (o + r.0, n + r.1));
+        let v = ones as f64 / bits.max(1) as f64;
+        let sigma = (expected * (1.0 - expected) / bits.max(1) as f64).sqrt();
+        let out = !per_bit && (v - expected).abs() > 4.0 * sigma;
+        outliers += usize::from(out);
+        values.push((v, out));
+    }
+    let summary = if per_bit {
+        format!(
+            "{} of {} bits set · 1−e^(−kn/m) = {expected:.4}",
+            fmt::int(fill.ones),
+            fmt::int(fill.m)
+        )
+    } else {
+        let base = if measured < 0.001 && fill.ones > 0 {
+            // A broken hash may set only a handful of bits: count them.
+            format!(
+                "{} bits set · 1−e^(−kn/m) {expected:.4}",
+                fmt::int(fill.ones)
+            )
+        } else {
+            format!("fill {measured:.4} · 1−e^(−kn/m) {expected:.4}")
+        };
+        let more = format!(" · {outliers} of {cells} cells off >4σ");
+        let short = format!("{base} · {outliers} off");
+        let width = usize::from(text.width);
+        if base.chars().count() + more.chars().count() <= width {
+            base + &more
+        } else if short.chars().count() <= width {
+            short
+        } else {
+            base
+        }
+    };
+    f.render_widget(Paragraph::new(summary), text);
+    let mut lines = Vec::new();
+    for r in 0..rows {
+        let mut spans = Vec::new();
+        for c in 0..cols {
+            let i = r * cols + c;
+            let Some(&(v, out)) = values.get(i) else {
+                break;
+            };
+            let (sym, style) = if per_bit {
+                if v > 0.5 {
+                    ("█", Style::default().fg(ACCENT))
+                } else {
+                    ("·", Style::default())
+                }
+            } else {
+                let level = ((v * 4.0).round() as usize).min(4);
+                (
+                    SHADES[level],
+                    if out {
+                        bold().fg(BAD)
+                    } else {
+                        Style::default().fg(ACCENT)
+                    },
+                )
+            };
+            spans.push(Span::styled(sym, style));
+        }
+        lines.push(Line::from(spans));
+    }
+    f.render_widget(Paragraph::new(lines), grid);
+}
+
+fn draw_gauge(f: &mut Frame<'_>, e: &Explore, area: Rect) {
+    let r = &e.run;
+    let (ratio, label, style) = match &r.status {
+        RunStatus::Running => (
+            r.progress,
+            format!(
+                "{} {:.0}%  ({}/{} queries)",
+                r.phase,
+                r.progress * 100.0,
+                fmt::si(r.queries as f64),
+                fmt::si(r.target as f64)
+            ),
+            Style::default().fg(MEASURED),
+        ),
+        RunStatus::Done => (
+            1.0,
+            format!("done: {} absent keys queried", fmt::int(r.queries)),
+            Style::default().fg(MEASURED),
+        ),
+        RunStatus::Stopped(why) => (1.0, format!("stopped: {why}"), Style::default().fg(MARK)),
+        RunStatus::Refused(why) => (0.0, format!("refused: {why}"), Style::default().fg(MARK)),
+        RunStatus::Failed(why) => (0.0, format!("failed: {why}"), Style::default().fg(BAD)),
+        RunStatus::Idle => (0.0, "waiting".into(), Style::default()),
+    };
+    f.render_widget(
+        LineGauge::default()
+            .ratio(ratio.clamp(0.0, 1.0))
+            .label(label)
+            .filled_style(style.add_modifier(Modifier::BOLD)),
+        area,
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::tui::msg::{FillMap, Msg, WorkerEvent};
+    use crate::tui::state::{Field, State};
+    use crate::tui::update::{init, update};
+    use crate::tui::view::render_text;
+    use crate::tui::view::testkit::{line_with, type_into};
+
+    fn has(text: &str, needle: &str) {
+        assert!(text.contains(needle), "missing {needle:?} in\n{text}");
+    }
+
+    #[test]
+    fn typed_n_and_p_show_the_articles_sizing() {
+        let mut s = State::new();
+        init(&mut s);
+        type_into(&mut s, Field::N, "1000");
+        type_into(&mut s, Field::P, "5%");
+        let before = render_text(&s, 80, 24);
+        assert!(!before.contains("9,585,058"), "{before}");
+        has(&before, "m = 6,235 bits");
+        type_into(&mut s, Field::N, "1,000,000");
+        type_into(&mut s, Field::P, "1%");
+        for (w, h) in [(80, 24), (120, 40)] {
+            let t = render_text(&s, w, h);
+            has(&t, "m = 9,585,058 bits");
+            has(&t, "k = 7 (optimal; k* = 6.64)");
+            has(&t, "1,198,136 bytes (1.20 MB)");
+            has(&t, "bits/key 9.585");
+            has(&t, "bound 6.64 (+44%)");
+            has(&t, "FPR classic  1.004%");
+            // m = 9.6M takes the exact moment form: computed at once, equal to classic at 4 digits.
+            has(&t, "FPR exact    1.004%");
+            has(&t, "HashSet<u64> ≈ 18.87 MB (estimate)");
+            has(&t, "n (items)   1,000,000");
+            has(&t, "p (target)  1.000%");
+        }
+        // 120 columns fit both charts, each titled with its legend.
+        let wide = render_text(&s, 120, 40);
+        has(&wide, "FPR vs k");
+        has(&wide, "best k=7");
+        has(&wide, "FPR vs n");
+        // At 80 columns only one chart fits; v switches it.
+        let small = render_text(&s, 80, 24);
+        has(&small, "FPR vs k");
+        assert!(!small.contains("FPR vs n"));
+        update(&mut s, Msg::CycleView);
+        has(&render_text(&s, 80, 24), "FPR vs n");
+    }
+
+    #[test]
+    fn pinned_k_and_typing_are_visible() {
+        let mut s = State::new();
+        init(&mut s);
+        type_into(&mut s, Field::K, "5");
+        let t = render_text(&s, 80, 24);
+        has(&t, "k = 5 (pinned; optimal 7)");
+        // (1 − e^(−5/9.585))^5 = 0.4065^5 = 1.109%
+        has(&t, "FPR classic  1.109%");
+        let line = line_with(&t, "k (hashes)").unwrap();
+        assert!(line.contains("5  pinned"), "{line}");
+        s.explore.field = Field::N;
+        update(&mut s, Msg::StartEdit);
+        update(&mut s, Msg::Input('4'));
+        update(&mut s, Msg::Input('2'));
+        let t = render_text(&s, 80, 24);
+        has(&t, "42▏");
+        has(&t, "Enter apply");
+    }
+
+    #[test]
+    fn measurement_and_fill_are_drawn() {
+        let mut s = State::new();
+        init(&mut s);
+        let job = s.explore.run.job;
+        let t = render_text(&s, 80, 24);
+        has(&t, "building…");
+        has(&t, "measured     …");
+        update(
+            &mut s,
+            Msg::worker(WorkerEvent::ExploreBuilt {
+                job,
+                bits: 9_585_058,
+                bytes: 1_198_136,
+                fill: Some(FillMap {
+                    m: 9_585_058,
+                    regions: vec![(2_425, 4_680); 2048],
+                    ones: 4_967_000,
+                }),
+                ns_insert: 40.0,
+                model_fpr: 0.010_039,
+                details: Vec::new(),
+            }),
+        );
+        update(
+            &mut s,
+            Msg::worker(WorkerEvent::ExplorePartial {
+                job,
+                queries: 1_000_000,
+                false_positives: 10_040,
+                ns_query: 30.0,
+            }),
+        );
+        let t = render_text(&s, 120, 40);
+        has(&t, "measured     1.004% of 1M q");
+        // Wilson 95% interval for 10,040 of 1,000,000.
+        has(&t, "95% [0.9846%, 1.024%]");
+        // 4,967,000 / 9,585,058 = 0.5182 against 1 − e^(−7/9.585) = 0.5182; no cell is off.
+        has(&t, "fill 0.5182 · 1−e^(−kn/m) 0.5182");
+        has(&t, "· 0 of 432 cells off >4σ");
+        has(&t, "ns/insert 40.0  ns/query 30.0");
+        has(&t, "measured");
+        // Finished: the gauge says so.
+        update(
+            &mut s,
+            Msg::worker(WorkerEvent::Finished {
+                slot: crate::tui::msg::Slot::Explore,
+                job,
+                stopped: None,
+            }),
+        );
+        has(
+            &render_text(&s, 80, 24),
+            "done: 1,000,000 absent keys queried",
+        );
+    }
+
+    #[test]
+    fn small_arrays_are_drawn_bit_by_bit() {
+        let mut s = State::new();
+        init(&mut s);
+        type_into(&mut s, Field::N, "5");
+        type_into(&mut s, Field::M, "64");
+        let job = s.explore.run.job;
+        let regions: Vec<(u64, u64)> = (0..64).map(|i| (u64::from(i % 8 == 0), 1)).collect();
+        update(
+            &mut s,
+            Msg::worker(WorkerEvent::ExploreBuilt {
+                job,
+                bits: 64,
+                bytes: 8,
+                fill: Some(FillMap {
+                    m: 64,
+                    regions,
+                    ones: 8,
+                }),
+                ns_insert: 40.0,
+                model_fpr: 0.0,
+                details: Vec::new(),
+            }),
+        );
+        let t = render_text(&s, 120, 40);
+        has(&t, "8 of 64 bits set");
+        let picture_start = t.find("8 of 64 bits set").unwrap();
+        let blocks = t[picture_start..].matches('█').count();
+        assert_eq!(blocks, 8, "{t}");
+    }
+
+    #[test]
+    fn refused_measurement_says_why() {
+        let mut s = State::new();
+        init(&mut s);
+        type_into(&mut s, Field::N, "1e9");
+        let t = render_text(&s, 120, 40);
+        has(
+            &t,
+            "refused: explore not measured: 9,585,058,377 bits is over 2^33 bits",
+        );
+        has(&t, "measured     refused");
+    }
+}

@@ -1,0 +1,335 @@
+//! Hashes: every hash × strategy on one key kind; the FPR, throughput and uniformity of bit
+//! positions of each, and the histogram of the selected one.
+
+use bloomlab::hash::{HashId, StrategyId};
+use bloomlab::theory;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Cell, LineGauge, Paragraph, Row, Sparkline, Table};
+
+use super::{ACCENT, BAD, MARK, MEASURED, bold, selected};
+use crate::tui::fmt;
+use crate::tui::msg::{HashResult, RowOutcome};
+use crate::tui::state::{HashMetric, Hashes, RowState, RunStatus, State};
+
+/// p-value below which the bit positions are flagged as non-uniform.
+const NON_UNIFORM: f64 = 1e-3;
+
+/// Short strategy names for the matrix header.
+fn short(s: StrategyId) -> &'static str {
+    match s {
+        StrategyId::Double => "double",
+        StrategyId::EnhancedDouble => "enh-double",
+        StrategyId::Independent => "independent",
+        StrategyId::Guava32 => "guava32",
+        StrategyId::Guava64 => "guava64",
+        _ => "?",
+    }
+}
+
+/// Whether the measured 95% interval lies entirely outside [exact/1.5, 1.5·exact]: the positions
+/// are not behaving like independent uniform ones (too many false positives, or — with
+/// structured keys and a structured hash — too few, because absent keys land in the gaps that
+/// present keys leave).
+fn fpr_bad(r: &HashResult) -> bool {
+    r.m.theory
+        .exact
+        .is_some_and(|e| r.m.fpr_ci95[0] > 1.5 * e || r.m.fpr_ci95[1] < e / 1.5)
+}
+
+fn cell_text(r: &HashResult, metric: HashMetric) -> (String, bool) {
+    match metric {
+        HashMetric::Fpr => {
+            let ratio = r.m.theory.exact.map_or(f64::NAN, |e| r.m.fpr / e);
+            (format!("{} ×{ratio:.2}", fmt::prob(r.m.fpr)), fpr_bad(r))
+        }
+        HashMetric::Uniformity => {
+            let text = if r.chi2_p < 1e-12 {
+                "p<1e-12".to_string()
+            } else {
+                format!("p={:.3}", r.chi2_p)
+            };
+            (text, r.chi2_p < NON_UNIFORM)
+        }
+        HashMetric::Throughput => (
+            format!("{:.1} Mq/s", 1e3 / r.m.ns_per_query.max(1e-9)),
+            false,
+        ),
+    }
+}
+
+pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
+    let h = &s.hashes;
+    let sizing = theory::size_for(h.n, h.p).ok();
+    let metric = match h.metric {
+        HashMetric::Fpr => "FPR ×exact",
+        HashMetric::Uniformity => "χ² p-value",
+        HashMetric::Throughput => "queries/s",
+    };
+    let [head, matrix, bottom, gauge] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(HashId::ALL.len() as u16 + 3),
+        Constraint::Min(4),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    let size = sizing.map_or(String::new(), |z| {
+        format!(" · m = {} · k = {}", fmt::int(z.m), z.k)
+    });
+    f.render_widget(
+        Paragraph::new(Line::from(vec![
+            Span::styled(format!(" keys {}", h.keys), bold().fg(MARK)),
+            Span::raw(format!(
+                " · n = {} · p = {}{size} · ",
+                fmt::int(h.n),
+                fmt::prob(h.p)
+            )),
+            Span::styled(metric, bold()),
+        ])),
+        head,
+    );
+    let mut header = vec![Cell::from("hash")];
+    header.extend(StrategyId::ALL.iter().map(|s| Cell::from(short(*s))));
+    let mut rows = Vec::new();
+    for (r, hash) in HashId::ALL.iter().enumerate() {
+        let mut cells = vec![Cell::from(hash.name()).style(bold())];
+        for c in 0..StrategyId::ALL.len() {
+            let idx = Hashes::cell_index(r, c);
+            let (text, style) = match &h.cells[idx] {
+                RowState::Pending => ("·".to_string(), Style::default()),
+                RowState::Out(RowOutcome::NotAvailable(_)) => ("n/a".into(), Style::default()),
+                RowState::Out(RowOutcome::Failed(_)) => ("failed".into(), bold().fg(BAD)),
+                RowState::Out(RowOutcome::Done(res)) => {
+                    let (t, bad) = cell_text(res, h.metric);
+                    (
+                        t,
+                        if bad {
+                            bold().fg(BAD)
+                        } else {
+                            Style::default().fg(MEASURED)
+                        },
+                    )
+                }
+            };
+            let style = if r == h.row && c == h.col {
+                selected()
+            } else {
+                style
+            };
+            cells.push(Cell::from(text).style(style));
+        }
+        rows.push(Row::new(cells));
+    }
+    let mut widths = vec![Constraint::Length(8)];
+    widths.extend(std::iter::repeat_n(
+        Constraint::Min(12),
+        StrategyId::ALL.len(),
+    ));
+    f.render_widget(
+        Table::new(rows, widths)
+            .header(Row::new(header).style(bold()))
+            .column_spacing(1)
+            .block(Block::bordered().title(" hash × strategy (red: positions non-uniform, or FPR off the exact rate by >1.5×) ")),
+        matrix,
+    );
+    draw_detail(f, h, bottom);
+    let (ratio, label) = match &h.status {
+        RunStatus::Running => (h.progress, format!("measuring {:.0}%", h.progress * 100.0)),
+        RunStatus::Done => (1.0, "done: all 45 measured".to_string()),
+        RunStatus::Refused(w) => (0.0, format!("refused: {w}")),
+        RunStatus::Stopped(w) | RunStatus::Failed(w) => (1.0, format!("stopped: {w}")),
+        RunStatus::Idle => (0.0, "waiting".to_string()),
+    };
+    f.render_widget(
+        LineGauge::default()
+            .ratio(ratio.clamp(0.0, 1.0))
+            .label(label)
+            .filled_style(bold().fg(MEASURED)),
+        gauge,
+    );
+}
+
+fn draw_detail(f: &mut Frame<'_>, h: &Hashes, area: Rect) {
+    let hash = HashId::ALL[h.row.min(HashId::ALL.len() - 1)];
+    let strat = StrategyId::ALL[h.col.min(StrategyId::ALL.len() - 1)];
+    let [text, hist] =
+        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(area);
+    let title = format!(" {hash} × {strat} on {} keys ", h.keys);
+    let cell = &h.cells[Hashes::cell_index(h.row, h.col)];
+    let Some(r) = cell.done() else {
+        let msg = match cell {
+            RowState::Out(RowOutcome::Failed(e)) => format!("failed: {e}"),
+            RowState::Out(RowOutcome::NotAvailable(e)) => e.clone(),
+            _ => "not measured yet".to_string(),
+        };
+        f.render_widget(
+            Paragraph::new(msg).block(Block::bordered().title(title)),
+            text,
+        );
+        f.render_widget(Block::bordered().title(" bit positions "), hist);
+        return;
+    };
+    let m = &r.m;
+    let exact = m.theory.exact.unwrap_or(f64::NAN);
+    let uniform = r.chi2_p >= NON_UNIFORM;
+    let lines = vec![
+        Line::from(vec![
+            Span::raw("FPR "),
+            Span::styled(
+                fmt::prob(m.fpr),
+                bold().fg(if fpr_bad(r) { BAD } else { MEASURED }),
+            ),
+            Span::raw(format!(
+                " [{}, {}]",
+                fmt::prob(m.fpr_ci95[0]),
+                fmt::prob(m.fpr_ci95[1])
+            )),
+        ]),
+        Line::from(format!(
+            "exact {} · ratio {:.2}",
+            fmt::prob(exact),
+            m.fpr / exact
+        )),
+        Line::from(format!(
+            "ns/insert {} · ns/query {}",
+            fmt::ns(m.ns_per_insert),
+            fmt::ns(m.ns_per_query)
+        )),
+        Line::from(vec![
+            Span::raw(format!("χ² = {:.0} ({} bins) ", r.chi2, r.histogram.len())),
+            Span::styled(
+                if r.chi2_p < 1e-12 {
+                    "p < 1e-12".to_string()
+                } else {
+                    format!("p = {:.3}", r.chi2_p)
+                },
+                bold().fg(if uniform { MEASURED } else { BAD }),
+            ),
+        ]),
+        Line::from(if uniform {
+            "positions look uniform"
+        } else {
+            "positions are NOT uniform"
+        }),
+    ];
+    f.render_widget(
+        Paragraph::new(lines).block(Block::bordered().title(title)),
+        text,
+    );
+    // One column per bin; merge neighbouring bins when the pane is narrower than the histogram.
+    let block = Block::bordered().title(" bit positions, 0 → m ");
+    let inner = block.inner(hist);
+    let width = usize::from(inner.width).max(1);
+    let per = r.histogram.len().div_ceil(width).max(1);
+    let data: Vec<u64> = r
+        .histogram
+        .chunks(per)
+        .map(|c| c.iter().sum::<u64>())
+        .collect();
+    f.render_widget(
+        Sparkline::default()
+            .block(block)
+            .data(&data)
+            .style(Style::default().fg(if uniform { ACCENT } else { BAD })),
+        hist,
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicBool;
+
+    use bloomlab::hash::{HashId, StrategyId};
+    use bloomlab::measure::{Control, MeasureConfig, measure};
+    use bloomlab::workload::KeyGen;
+    use bloomlab::{FilterKind, FilterSpec, stats};
+
+    use crate::tui::msg::{Cmd, HashResult, Msg, RowOutcome, WorkerEvent};
+    use crate::tui::state::{Hashes, State, Tab};
+    use crate::tui::update::{init, update};
+    use crate::tui::view::render_text;
+    use crate::tui::view::testkit::line_with;
+    use crate::tui::worker::histogram;
+
+    fn real(hash: HashId, strategy: StrategyId, n: u64) -> HashResult {
+        let spec = FilterSpec {
+            kind: FilterKind::Standard,
+            hash,
+            strategy,
+            n,
+            ..FilterSpec::default()
+        };
+        let cfg = MeasureConfig {
+            queries: 20_000,
+            check_hits: false,
+            ..MeasureConfig::new(spec.clone(), bloomlab::workload::KeyKind::Seq)
+        };
+        let m = measure(&cfg, &Control::default()).unwrap();
+        let keygen = KeyGen::new(bloomlab::workload::KeyKind::Seq, cfg.seed);
+        let hist = histogram(&spec, &keygen, 64, &AtomicBool::new(false)).unwrap();
+        let (chi2, chi2_p) = stats::chi_square_uniform(&hist);
+        HashResult {
+            m,
+            histogram: hist,
+            chi2,
+            chi2_p,
+        }
+    }
+
+    #[test]
+    fn weak_hash_on_sequential_keys_is_flagged() {
+        let mut s = State::new();
+        init(&mut s);
+        s.hashes.n = 2_000;
+        let cmds = update(&mut s, Msg::Goto(Tab::Hashes));
+        let job = cmds
+            .iter()
+            .find_map(|c| match c {
+                Cmd::StartHashes(j) => Some(j.job),
+                _ => None,
+            })
+            .unwrap();
+        let weak_row = HashId::ALL.iter().position(|h| *h == HashId::Weak).unwrap();
+        let xxh3_row = HashId::ALL.iter().position(|h| *h == HashId::Xxh3).unwrap();
+        for (row, hash) in [(weak_row, HashId::Weak), (xxh3_row, HashId::Xxh3)] {
+            update(
+                &mut s,
+                Msg::worker(WorkerEvent::HashRow {
+                    job,
+                    idx: Hashes::cell_index(row, 0),
+                    outcome: RowOutcome::Done(real(hash, StrategyId::Double, 2_000)),
+                }),
+            );
+        }
+        // The weak × double cell is selected at start.
+        let t = render_text(&s, 80, 24);
+        assert!(t.contains("keys seq"), "{t}");
+        assert!(t.contains("weak × double on seq keys"), "{t}");
+        assert!(t.contains("positions are NOT uniform"), "{t}");
+        assert!(t.contains("p < 1e-12"), "{t}");
+        let weak = line_with(&t, "weak ").unwrap();
+        let xxh3 = line_with(&t, "xxh3 ").unwrap();
+        // The weak hash's FPR is many times the exact rate; xxh3's is about 1×.
+        let ratio = |line: &str| -> f64 {
+            let i = line.find('×').unwrap();
+            line[i + '×'.len_utf8()..]
+                .split_whitespace()
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        assert!(ratio(weak) > 3.0, "{weak}");
+        assert!((0.7..1.4).contains(&ratio(xxh3)), "{xxh3}");
+        // Uniformity metric, and the xxh3 cell's detail.
+        update(&mut s, Msg::CycleView);
+        s.hashes.row = xxh3_row;
+        let t = render_text(&s, 80, 24);
+        assert!(t.contains("χ² p-value"), "{t}");
+        assert!(t.contains("positions look uniform"), "{t}");
+        let weak = line_with(&t, "weak ").unwrap();
+        assert!(weak.contains("p<1e-12"), "{weak}");
+    }
+}
