@@ -189,6 +189,7 @@ impl<H: ItemHasher> CuckooFilter<H> {
         &self.words
     }
 
+    // ANCHOR: index_alt
     /// Bucket index and fingerprint of `item`.
     #[inline]
     fn locate(&self, item: &[u8]) -> (u64, u64) {
@@ -202,6 +203,7 @@ impl<H: ItemHasher> CuckooFilter<H> {
     fn alt(&self, i: u64, fp: u64) -> u64 {
         (i ^ mix64(fp)) & self.mask
     }
+    // ANCHOR_END: index_alt
 
     #[inline]
     fn bucket_width(&self) -> u32 {
@@ -302,6 +304,7 @@ impl<H: ItemHasher> CuckooFilter<H> {
         mix64(self.rng)
     }
 
+    // ANCHOR: kick
     /// Evict and relocate, at most [`model::MAX_KICKS`] times; on failure undo every swap so the
     /// table is exactly as before.
     fn kick(&mut self, i1: u64, i2: u64, fp: u64) -> Result<()> {
@@ -335,6 +338,7 @@ impl<H: ItemHasher> CuckooFilter<H> {
             reason: "cuckoo table: no free slot within 500 kicks (table left unchanged)",
         })
     }
+    // ANCHOR_END: kick
 }
 
 impl<H: ItemHasher> Filter for CuckooFilter<H> {
