@@ -124,19 +124,19 @@ expect hashes-uniformity "p<1e-12"
 
 # 6. Walkthrough: insert a word, query cherry (a false positive).
 keys 4
-wait_for 'apple \{11, 0, 6\} · banana \{1, 14, 11\}' 5
+wait_for 'apple \{5, 4, 3\} · banana \{15, 4, 10\}' 5
 keys Enter
 type_text "grape"
 keys Enter c
 wait_for "'grape' is definitely absent" 5
 keys a
-wait_for "inserted 'grape': bits 7, 14, 6 set" 5
-expect walkthrough-insert "bit 14 was already set by banana" "grape {7, 14, 6}"
+wait_for "inserted 'grape': bits 0, 8, 15 set" 5
+expect walkthrough-insert "bit 15 was already set by banana" "grape {0, 8, 15}"
 keys Enter
 type_text "cherry"
 keys Enter c
 wait_for "FALSE POSITIVE" 5
-expect walkthrough-cherry "bit 11 by apple and banana; bit 14 by banana and grape; bit 0 by apple"
+expect walkthrough-cherry "bit 10 by banana; bit 5 by apple; bit 15 by banana and grape"
 
 # 7. Help.
 keys "?"

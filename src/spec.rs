@@ -4,6 +4,7 @@
 use crate::error::{Error, Param, Result};
 use crate::filter::{Filter, FilterKind};
 use crate::filters::StandardBloom;
+use crate::filters::{BlockedBloom, CountingBloom, SplitBlockBloom};
 use crate::filters::{CuckooFilter, ScalableBloom, ScalableParams};
 use crate::hash::{AnyHasher, AnyStrategy, HashId, StrategyId};
 use crate::theory;
@@ -128,6 +129,19 @@ impl FilterSpec {
                     AnyStrategy(self.strategy),
                 )?))
             }
+            FilterKind::Counting => {
+                let s = self.bloom_sizing()?;
+                Ok(Box::new(CountingBloom::with_counters_and(
+                    s.m,
+                    s.k,
+                    self.hasher(),
+                    AnyStrategy(self.strategy),
+                )?))
+            }
+            FilterKind::Blocked => Ok(Box::new(BlockedBloom::from_spec(self, self.hasher())?)),
+            FilterKind::SplitBlock => {
+                Ok(Box::new(SplitBlockBloom::from_spec(self, self.hasher())?))
+            }
             FilterKind::Scalable => {
                 self.refuse_m_k("scalable: layers are sized from n (first layer) and p")?;
                 let p = self.p.ok_or_else(|| {
@@ -165,11 +179,6 @@ impl FilterSpec {
                     self.hasher(),
                 )?))
             }
-            other => Err(Error::unknown(
-                "filter",
-                other.name(),
-                &["standard", "scalable", "cuckoo"],
-            )),
         }
     }
 }

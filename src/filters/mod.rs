@@ -1,9 +1,15 @@
 //! The filters, one file each.
 
+pub mod blocked;
+pub mod counting;
 pub mod cuckoo;
 pub mod scalable;
+pub mod split_block;
 pub mod standard;
 
+pub use blocked::BlockedBloom;
+pub use counting::CountingBloom;
 pub use cuckoo::CuckooFilter;
 pub use scalable::{ScalableBloom, ScalableParams};
+pub use split_block::SplitBlockBloom;
 pub use standard::StandardBloom;

@@ -220,7 +220,10 @@ pub fn capacity_for(m: u64, k: u32, p: f64) -> u64 {
     }
 }
 
+pub mod blocked;
+pub mod counting;
 mod exact;
+pub mod split_block;
 pub use exact::{fpr_exact, fpr_exact_with_bound};
 pub mod cuckoo;
 pub mod scalable;

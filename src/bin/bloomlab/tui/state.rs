@@ -11,11 +11,10 @@ use super::msg::{CompareResult, FillMap, HashResult, RowOutcome};
 pub const WALK_HASH: HashId = HashId::Murmur3;
 /// Index strategy of the walkthrough: Kirsch–Mitzenmacher `h1 + i·h2`, as the articles describe.
 pub const WALK_STRATEGY: StrategyId = StrategyId::Double;
-/// Hash seed of the walkthrough, chosen so the articles' story really happens with real hashes:
-/// apple → {11, 0, 6}, banana → {1, 14, 11} (bit 11 collides), grape → {7, 14, 6} (bit 7 is 0:
-/// absent), cherry → {11, 14, 0} (all set by apple and banana: a false positive).
-/// To be pointed at `bloomlab::walkthrough::SEED` once the lead's walkthrough lands.
-pub const WALK_SEED: u64 = 726;
+/// Hash seed of the walkthrough, the same as `bloomlab walkthrough` ([`bloomlab::walkthrough::SEED`]):
+/// apple → {5, 4, 3}, banana → {15, 4, 10} (bit 4 collides), grape → {0, 8, 15} (bits 0 and 8
+/// are 0: absent), cherry → {10, 5, 15} (all set by apple and banana: a false positive).
+pub const WALK_SEED: u64 = bloomlab::walkthrough::SEED as u64;
 /// Bits of the walkthrough filter.
 pub const WALK_M: u64 = 16;
 /// Hash functions of the walkthrough filter.

@@ -179,6 +179,7 @@ fn start_explore(s: &mut State) -> Vec<Cmd> {
         ..ExploreRun::default()
     };
     let mut cmds = pause_others(s, Slot::Explore);
+    let sized_by_bits = !matches!(p.kind, FilterKind::Scalable | FilterKind::Cuckoo);
     cmds.push(Cmd::StartExplore(ExploreJob {
         job,
         spec: FilterSpec {
@@ -187,8 +188,9 @@ fn start_explore(s: &mut State) -> Vec<Cmd> {
             strategy: p.strategy,
             n: d.n,
             p: Some(p.p),
-            m: Some(d.m),
-            k: Some(d.k),
+            // Scalable and cuckoo filters size themselves from n and p only.
+            m: sized_by_bits.then_some(d.m),
+            k: sized_by_bits.then_some(d.k),
             ..FilterSpec::default()
         },
         keys: p.keys,

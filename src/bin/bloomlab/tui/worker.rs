@@ -635,8 +635,7 @@ mod tests {
         let spec = FilterSpec {
             kind: FilterKind::Cuckoo,
             n: 1_000,
-            m: Some(9_585),
-            k: Some(7),
+            p: Some(0.01),
             ..FilterSpec::default()
         };
         rt.exec(vec![Cmd::StartExplore(ExploreJob {

@@ -81,7 +81,9 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
             ]),
             RowState::Out(RowOutcome::Done(r)) => {
                 let m = &r.m;
-                let theory = m.theory.exact.unwrap_or(m.theory.model);
+                // The filter's own model (blocked, split-block, scalable and cuckoo are not described by
+                // the textbook formula of their m and k).
+                let theory = m.theory.model;
                 let [lo, hi] = m.fpr_ci95;
                 let ci = if wide {
                     format!("{}–{}", fmt::prob(lo), fmt::prob(hi))

@@ -175,9 +175,14 @@ fn explain(word: &str, out: &WalkOutcome) -> Vec<Line<'static>> {
                     bold().fg(MEASURED),
                 ),
                 Span::raw(format!(
-                    ": its bits are {}, and bit {} is 0.",
+                    ": its bits are {}, and {} {} 0.",
                     list(positions),
-                    list(zeros)
+                    if zeros.len() == 1 { "bit" } else { "bits" },
+                    if zeros.len() == 1 {
+                        format!("{} is", list(zeros))
+                    } else {
+                        format!("{} are", list(zeros))
+                    }
                 )),
             ]),
             Line::from("A 0 bit can only mean it was never inserted: no false negatives."),
@@ -288,17 +293,17 @@ mod tests {
         update(&mut s, Msg::Goto(Tab::Walkthrough));
         let t = render_text(&s, 80, 24);
         let vals = line_with(&t, " val ").unwrap();
-        // apple {11, 0, 6} and banana {1, 14, 11}: bits 0, 1, 6, 11, 14 set.
+        // apple {5, 4, 3} and banana {15, 4, 10}: bits 3, 4, 5, 10, 15 set.
         let bits: Vec<&str> = vals.trim_matches('│').split_whitespace().skip(1).collect();
         assert_eq!(
             bits,
             [
-                "1", "1", "0", "0", "0", "0", "1", "0", "0", "0", "0", "1", "0", "0", "1", "0"
+                "0", "0", "0", "1", "1", "1", "0", "0", "0", "0", "1", "0", "0", "0", "0", "1"
             ],
             "{vals}"
         );
-        assert!(t.contains("apple {11, 0, 6} · banana {1, 14, 11}"), "{t}");
-        assert!(t.contains("word: cherry  → positions 11, 14, 0"), "{t}");
+        assert!(t.contains("apple {5, 4, 3} · banana {15, 4, 10}"), "{t}");
+        assert!(t.contains("word: cherry  → positions 10, 5, 15"), "{t}");
 
         update(&mut s, Msg::WalkQuery);
         let t = render_text(&s, 80, 24);
@@ -307,7 +312,7 @@ mod tests {
             "{t}"
         );
         assert!(
-            t.contains("bit 11 by apple and banana; bit 14 by banana; bit 0 by apple"),
+            t.contains("bit 10 by banana; bit 5 by apple; bit 15 by banana"),
             "{t}"
         );
 
@@ -315,24 +320,24 @@ mod tests {
         update(&mut s, Msg::WalkQuery);
         let t = render_text(&s, 80, 24);
         assert!(t.contains("'grape' is definitely absent"), "{t}");
-        assert!(t.contains("bit 7 is 0"), "{t}");
+        assert!(t.contains("and bits 0, 8 are 0."), "{t}");
 
         type_word(&mut s, "grape");
         update(&mut s, Msg::WalkInsert);
         let t = render_text(&s, 80, 24);
-        assert!(t.contains("inserted 'grape': bits 7, 14, 6 set."), "{t}");
+        assert!(t.contains("inserted 'grape': bits 0, 8, 15 set."), "{t}");
         assert!(
-            t.contains("bit 14 was already set by banana: a collision"),
+            t.contains("bit 15 was already set by banana: a collision"),
             "{t}"
         );
 
-        // Counting mode shows counters: bit 14 is now 2 (banana, grape), bit 11 is 2.
+        // Counting mode shows counters: bit 15 is now 2 (banana, grape), bit 4 is 2 (apple, banana).
         update(&mut s, Msg::WalkToggleCounting);
         let t = render_text(&s, 80, 24);
         let cnt = line_with(&t, " cnt ").unwrap();
         let c: Vec<&str> = cnt.trim_matches('│').split_whitespace().skip(1).collect();
-        assert_eq!(c[11], "2", "{cnt}");
-        assert_eq!(c[14], "2", "{cnt}");
+        assert_eq!(c[4], "2", "{cnt}");
+        assert_eq!(c[15], "2", "{cnt}");
         assert!(t.contains("counting mode"), "{t}");
         // Earlier actions stay listed below the newest while there is room.
         let tall = render_text(&s, 100, 40);
