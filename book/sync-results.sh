@@ -126,7 +126,7 @@ hash_cmd="measure --n 100000 --p 0.01 --queries 200000 --seed 3"
         "$BLOOMLAB" measure --filter standard --n 996147 --m $(( 262144 * 4 * f )) \
             --queries 1000000 --seed 5 --json | tr -d '\n'
         echo
-    done | python3 "$root/book/tools/family_table.py" --details "load factor,longest kick chain,refused inserts"
+    done | python3 "$root/book/tools/family_table.py" --details "load factor;longest kick chain;refused inserts"
     echo
     echo "Made by \`bloomlab measure --filter cuckoo --n 996147 --fingerprint-bits F --p 0.03 --queries 1000000 --seed 5 --json\` and \`bloomlab measure --filter standard --n 996147 --m M --queries 1000000 --seed 5 --json\` with M = 2¹⁸ buckets × 4 slots × F bits."
 } > "$gen/cuckoo.md"
@@ -138,10 +138,40 @@ hash_cmd="measure --n 100000 --p 0.01 --queries 200000 --seed 3"
         "$BLOOMLAB" measure --filter scalable --n "$n" --capacity 1000 --p 0.01 --queries 200000 \
             --seed 11 --json | tr -d '\n'
         echo
-    done | python3 "$root/book/tools/family_table.py" --details "layers,capacity,compound bound,probes per absent query"
+    done | python3 "$root/book/tools/family_table.py" --details "layers;capacity;compound bound;probes per absent query"
     echo
     echo "Made by \`bloomlab measure --filter scalable --n N --capacity 1000 --p 0.01 --queries 200000 --seed 11 --json\` (growth 2, tightening 0.5)."
 } > "$gen/scalable.md"
+
+# Counting filter at 1x, 2x and 4x its design load.
+{
+    for n in 1000000 2000000 4000000; do
+        printf '%s× design load|' "$(( n / 1000000 ))"
+        "$BLOOMLAB" measure --filter counting --n "$n" --capacity 1000000 --p 0.01 \
+            --queries 1000000 --seed 13 --json | tr -d '\n'
+        echo
+    done | python3 "$root/book/tools/family_table.py" --details "max counter;saturated counters;expected saturated (binomial tail, counter >= 15);overflow bound (Fan et al., counter >= 16)"
+    echo
+    echo "Made by \`bloomlab measure --filter counting --n N --capacity 1000000 --p 0.01 --queries 1000000 --seed 13 --json\`."
+} > "$gen/counting.md"
+
+# Standard, blocked and split-block filters at the same memory, then each sized for 1%.
+{
+    for f in standard blocked split-block; do
+        printf '10 bits/item|'
+        "$BLOOMLAB" measure --filter "$f" --n 1000000 --m 10000000 --queries 2000000 --seed 17 --json | tr -d '\n'
+        echo
+    done
+    for f in standard blocked split-block; do
+        printf 'sized for 1%%|'
+        "$BLOOMLAB" measure --filter "$f" --n 1000000 --p 0.01 --queries 2000000 --seed 17 --json | tr -d '\n'
+        echo
+    done
+} | python3 "$root/book/tools/family_table.py" > "$gen/blocked.md"
+{
+    echo
+    echo "Made by \`bloomlab measure --filter F --n 1000000 (--m 10000000 | --p 0.01) --queries 2000000 --seed 17 --json\`."
+} >> "$gen/blocked.md"
 
 # Classic against exact as m grows, at about 10 bits per item and k = 7.
 {

@@ -2,14 +2,14 @@
 """Lines `label|{measure --json}` -> a table of filters (deterministic fields only).
 
 Columns: label, filter, bits/key, measured FPR with CI, the filter's own model, and the
-details the filter reports that are named on the command line (--details a,b,c).
+details the filter reports that are named on the command line (--details "a;b;c").
 """
 import json
 import sys
 
 details = []
 if len(sys.argv) > 2 and sys.argv[1] == "--details":
-    details = [d for d in sys.argv[2].split(",") if d]
+    details = [d for d in sys.argv[2].split(";") if d]
 
 
 def pct(v):
