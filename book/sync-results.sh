@@ -65,8 +65,8 @@ run calc --p 1% > "$gen/calc-per-item-1pct.txt"
 
 # The articles' sizing table, recomputed row by row with `calc --json`.
 {
-    echo "| n | p | m (bits) | bytes | MB (10⁶ B) | MiB (2²⁰ B) | k | bits/key | classic FPR at n | exact FPR at n |"
-    echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    echo "| n | p | m (bits) | MB | MiB | k | classic FPR at n | exact FPR at n |"
+    echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
     for row in "1000000 1%" "1000000 0.1%" "10000000 1%" "10000000 0.1%" "100000000 1%" \
                "100000000 0.1%" "1000000000 1%"; do
         set -- $row
