@@ -108,6 +108,19 @@ pub enum Error {
     /// The operation was cancelled by its caller.
     #[error("cancelled")]
     Cancelled,
+    /// A Redis server (feature `redis`) was unreachable, dropped the connection, or refused a
+    /// command (wrong key type, unknown command, missing module, …).
+    #[error("redis {target}: {message}")]
+    Redis {
+        /// What the operation was about: the server address, key or module (e.g.
+        /// `key {users}:bits:0 on 127.0.0.1:6390`).
+        target: String,
+        /// What went wrong, as the server or the client said it.
+        message: String,
+        /// True when the connection failed (refused, dropped, timed out): the command may or may
+        /// not have run. Adds are idempotent, so re-running the batch on a new connection is safe.
+        connection: bool,
+    },
     /// An I/O error (kept as text so the error stays `Clone + PartialEq`).
     #[error("i/o error on {path}: {message}")]
     Io {

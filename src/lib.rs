@@ -17,6 +17,7 @@
 //! | [`measure`] | one measurement: FPR ± CI, false negatives, bytes, ns/op |
 //! | [`bits`] | bit vectors and packed counters |
 //! | [`error`] | typed errors |
+//! | `redis` | (feature `redis`) filters in Redis bitmaps and the RedisBloom module; the cache-penetration demo |
 //!
 //! ```
 //! use bloomlab::{Filter, StandardBloom};
@@ -33,6 +34,8 @@ pub mod filters;
 pub mod guava;
 pub mod hash;
 pub mod measure;
+#[cfg(feature = "redis")]
+pub mod redis;
 pub mod spec;
 pub mod stats;
 pub mod theory;

@@ -25,6 +25,9 @@ enum Cmd {
     Measure(cli::measure::Args),
     /// The articles' m = 16, k = 3 example (apple, banana, grape, cherry), step by step.
     Walkthrough(cli::walkthrough::Args),
+    /// Filters in Redis: compare with RedisBloom; the cache-penetration demo.
+    #[cfg(feature = "redis")]
+    Redis(cli::redis::Args),
 }
 
 fn main() -> ExitCode {
@@ -47,6 +50,8 @@ fn main() -> ExitCode {
         Some(Cmd::Calc(a)) => cli::calc::run(&a),
         Some(Cmd::Measure(a)) => cli::measure::run(&a),
         Some(Cmd::Walkthrough(a)) => cli::walkthrough::run(&a),
+        #[cfg(feature = "redis")]
+        Some(Cmd::Redis(a)) => cli::redis::run(&a),
         None => {
             if std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {
                 tui::run()

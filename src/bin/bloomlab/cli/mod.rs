@@ -2,6 +2,8 @@
 
 pub mod calc;
 pub mod measure;
+#[cfg(feature = "redis")]
+pub mod redis;
 pub mod walkthrough;
 
 use bloomlab::theory::MAX_K;

@@ -1,0 +1,284 @@
+//! One connection to a Redis server or a Redis Cluster, with typed errors that name the server
+//! and key, a round-trip counter, and reconnection after a failed connection.
+
+use crate::error::{Error, Result};
+use redis::cluster::{ClusterClient, ClusterConnection, ClusterPipeline};
+use redis::{Cmd, ConnectionLike, FromRedisValue, RedisError, Value};
+use std::fmt;
+use std::time::Duration;
+
+/// How long to wait for a TCP connection before calling the server unreachable.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
+/// How long to wait for a reply before calling the connection lost.
+pub const RESPONSE_TIMEOUT: Duration = Duration::from_secs(60);
+
+enum Inner {
+    Single(redis::Connection),
+    Cluster(Box<ClusterConnection>),
+}
+
+/// A connection to one Redis server (`redis://127.0.0.1:6379`) or to a Redis Cluster (several
+/// comma-separated seed URLs, or one URL with [`RedisConn::open_cluster`]).
+///
+/// Every operation that goes to the server counts one *round trip* ([`RedisConn::round_trips`]):
+/// a pipeline of many commands to one node is one round trip. After a connection failure the
+/// next operation reconnects first.
+pub struct RedisConn {
+    inner: Option<Inner>,
+    urls: Vec<String>,
+    cluster: bool,
+    addr: String,
+    round_trips: u64,
+}
+
+impl fmt::Debug for RedisConn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RedisConn")
+            .field("addr", &self.addr)
+            .field("cluster", &self.cluster)
+            .field("connected", &self.inner.is_some())
+            .field("round_trips", &self.round_trips)
+            .finish()
+    }
+}
+
+/// `redis://host:port/db` → `host:port` (for messages).
+fn display_addr(url: &str) -> String {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let rest = rest.rsplit_once('@').map_or(rest, |(_, r)| r);
+    rest.split('/').next().unwrap_or(rest).to_string()
+}
+
+impl RedisConn {
+    /// Connect to `spec`: one URL for a single server, or several comma-separated URLs for the
+    /// seed nodes of a Redis Cluster.
+    ///
+    /// # Errors
+    /// [`Error::Redis`] naming the address when the URL is malformed or the server unreachable.
+    pub fn open(spec: &str) -> Result<Self> {
+        let urls: Vec<String> = spec
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+            .collect();
+        match urls.len() {
+            0 => Err(Error::Redis {
+                target: "server".into(),
+                message: "no URL given (expected redis://HOST:PORT)".into(),
+                connection: false,
+            }),
+            1 => Self::open_single(&urls[0]),
+            _ => Self::open_cluster(&urls),
+        }
+    }
+
+    /// Connect to a single server.
+    ///
+    /// # Errors
+    /// [`Error::Redis`] naming the address.
+    pub fn open_single(url: &str) -> Result<Self> {
+        let mut c = Self {
+            inner: None,
+            urls: vec![url.to_string()],
+            cluster: false,
+            addr: display_addr(url),
+            round_trips: 0,
+        };
+        c.connect()?;
+        Ok(c)
+    }
+
+    /// Connect to a Redis Cluster through one or more seed nodes.
+    ///
+    /// # Errors
+    /// [`Error::Redis`] naming the seed addresses.
+    pub fn open_cluster<S: AsRef<str>>(urls: &[S]) -> Result<Self> {
+        let urls: Vec<String> = urls.iter().map(|u| u.as_ref().to_string()).collect();
+        let addr = format!(
+            "cluster {}",
+            urls.iter()
+                .map(|u| display_addr(u))
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let mut c = Self {
+            inner: None,
+            urls,
+            cluster: true,
+            addr,
+            round_trips: 0,
+        };
+        c.connect()?;
+        Ok(c)
+    }
+
+    fn connect(&mut self) -> Result<()> {
+        let unreachable = |e: RedisError, addr: &str| Error::Redis {
+            target: format!("server {addr}"),
+            message: format!("cannot connect: {e}"),
+            connection: true,
+        };
+        let inner = if self.cluster {
+            let client = ClusterClient::builder(self.urls.clone())
+                .connection_timeout(CONNECT_TIMEOUT)
+                .response_timeout(RESPONSE_TIMEOUT)
+                .retries(2)
+                .build()
+                .map_err(|e| unreachable(e, &self.addr))?;
+            Inner::Cluster(Box::new(
+                client
+                    .get_connection()
+                    .map_err(|e| unreachable(e, &self.addr))?,
+            ))
+        } else {
+            let client = redis::Client::open(self.urls[0].as_str())
+                .map_err(|e| unreachable(e, &self.addr))?;
+            let con = client
+                .get_connection_with_timeout(CONNECT_TIMEOUT)
+                .map_err(|e| unreachable(e, &self.addr))?;
+            con.set_read_timeout(Some(RESPONSE_TIMEOUT))
+                .map_err(|e| unreachable(e, &self.addr))?;
+            con.set_write_timeout(Some(RESPONSE_TIMEOUT))
+                .map_err(|e| unreachable(e, &self.addr))?;
+            Inner::Single(con)
+        };
+        self.inner = Some(inner);
+        Ok(())
+    }
+
+    /// The server address (or `cluster a,b,c`), for messages.
+    #[must_use]
+    pub fn addr(&self) -> &str {
+        &self.addr
+    }
+
+    /// True for a Redis Cluster connection.
+    #[must_use]
+    pub fn is_cluster(&self) -> bool {
+        self.cluster
+    }
+
+    /// Round trips made so far (a pipeline or a script call is one; the first call of a script on
+    /// a server that does not have it cached also loads it, two more round trips not counted).
+    #[must_use]
+    pub fn round_trips(&self) -> u64 {
+        self.round_trips
+    }
+
+    /// Turn a client error into [`Error::Redis`] naming `what` (a key, a module) and the server;
+    /// a failed connection is dropped so the next call reconnects.
+    pub(crate) fn error(&mut self, e: &RedisError, what: &str) -> Error {
+        let connection = e.is_io_error()
+            || e.is_connection_dropped()
+            || e.is_connection_refusal()
+            || e.is_timeout()
+            || e.is_unrecoverable_error();
+        if connection {
+            self.inner = None;
+        }
+        Error::Redis {
+            target: if what.is_empty() {
+                format!("server {}", self.addr)
+            } else {
+                format!("{what} on {}", self.addr)
+            },
+            message: e.to_string(),
+            connection,
+        }
+    }
+
+    fn live(&mut self) -> Result<&mut Inner> {
+        if self.inner.is_none() {
+            self.connect()?;
+        }
+        // `connect` either filled `inner` or returned an error.
+        self.inner.as_mut().ok_or_else(|| Error::Redis {
+            target: "server".into(),
+            message: "not connected".into(),
+            connection: true,
+        })
+    }
+
+    /// The raw connection (for scripts), reconnecting first if needed.
+    pub(crate) fn raw(&mut self) -> Result<&mut dyn ConnectionLike> {
+        self.round_trips += 1;
+        Ok(match self.live()? {
+            Inner::Single(c) => c,
+            Inner::Cluster(c) => c.as_mut(),
+        })
+    }
+
+    /// Run one command; errors name `what`.
+    ///
+    /// # Errors
+    /// [`Error::Redis`].
+    pub fn query<T: FromRedisValue>(&mut self, cmd: &Cmd, what: &str) -> Result<T> {
+        let r = {
+            let con = self.raw()?;
+            cmd.query::<T>(con)
+        };
+        r.map_err(|e| self.error(&e, what))
+    }
+
+    /// Run several commands in one round trip (a pipeline; on a cluster, one pipeline per node —
+    /// one round trip when every key shares a hash tag). Returns one reply per command.
+    ///
+    /// # Errors
+    /// [`Error::Redis`] (a server error in any command fails the whole call).
+    pub fn pipeline(&mut self, cmds: Vec<Cmd>, what: &str) -> Result<Vec<Value>> {
+        if cmds.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.round_trips += 1;
+        let r = match self.live()? {
+            Inner::Single(c) => {
+                let mut p = redis::Pipeline::with_capacity(cmds.len());
+                for cmd in cmds {
+                    p.add_command(cmd);
+                }
+                p.query::<Vec<Value>>(c)
+            }
+            Inner::Cluster(c) => {
+                let mut p = ClusterPipeline::with_capacity(cmds.len());
+                for cmd in cmds {
+                    p.add_command(cmd);
+                }
+                p.query::<Vec<Value>>(c)
+            }
+        };
+        r.map_err(|e| self.error(&e, what))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_for_messages() {
+        assert_eq!(display_addr("redis://127.0.0.1:6390"), "127.0.0.1:6390");
+        assert_eq!(
+            display_addr("redis://:pw@127.0.0.1:6390/2"),
+            "127.0.0.1:6390"
+        );
+        assert_eq!(display_addr("127.0.0.1:1"), "127.0.0.1:1");
+    }
+
+    #[test]
+    fn unreachable_server_is_a_typed_error_naming_the_address() {
+        // Port 1 on loopback: nothing listens there, the connection is refused at once.
+        let e = RedisConn::open("redis://127.0.0.1:1").unwrap_err();
+        match &e {
+            Error::Redis {
+                target, connection, ..
+            } => {
+                assert!(target.contains("127.0.0.1:1"), "{e}");
+                assert!(connection);
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        assert!(RedisConn::open("").is_err());
+        assert!(RedisConn::open("not a url").is_err());
+    }
+}
