@@ -227,13 +227,22 @@ if [[ -d results ]]; then
         rel=${f#results/}
         mkdir -p "$gen/results/$(dirname "$rel")"
         cp "$f" "$gen/results/$rel"
-    done < <(find results -type f -name '*.md' ! -name 'README.md' -print0 | sort -z)
+    done < <(find results -type f -name '*.md' -print0 | sort -z)
     # CSV files become Markdown tables (first 40 rows), with the file they came from.
     while IFS= read -r -d '' f; do
         rel=${f#results/}
         mkdir -p "$gen/results/$(dirname "$rel")"
         python3 "$root/book/tools/csv_table.py" "$f" > "$gen/results/${rel%.csv}.md"
     done < <(find results -type f -name '*.csv' -size -2M -print0 | sort -z)
+    # Curated tables for the Distributed filters chapter.
+    for f in results/redis/compare*.csv; do
+        [[ -f "$f" ]] || continue
+        python3 "$root/book/tools/redis_tables.py" compare "$f" > "$gen/redis-$(basename "${f%.csv}").md"
+    done
+    for f in results/redis/penetration*.csv; do
+        [[ -f "$f" ]] || continue
+        python3 "$root/book/tools/redis_tables.py" penetration "$f" > "$gen/redis-$(basename "${f%.csv}").md"
+    done
 fi
 touch "$fig/.keep" "$gen/.keep"
 
