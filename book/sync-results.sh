@@ -232,7 +232,7 @@ if [[ -d results ]]; then
     while IFS= read -r -d '' f; do
         rel=${f#results/}
         mkdir -p "$gen/results/$(dirname "$rel")"
-        python3 "$root/book/tools/csv_table.py" "$f" > "$gen/results/${rel%.csv}.md"
+        python3 "$root/book/tools/csv_table.py" "$f" > "$gen/results/${rel}.md"
     done < <(find results -type f -name '*.csv' -size -2M -print0 | sort -z)
     # Curated tables for the Distributed filters chapter.
     for f in results/redis/compare*.csv; do
