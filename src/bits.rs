@@ -290,6 +290,27 @@ impl AtomicBitVec {
     pub fn heap_bytes(&self) -> usize {
         self.words.capacity() * 8
     }
+
+    /// A plain copy of the bits as they are now (each word read atomically; words written
+    /// concurrently may or may not be included).
+    ///
+    /// # Errors
+    /// [`Error::Allocation`].
+    pub fn snapshot(&self) -> Result<BitVec> {
+        let mut words: Vec<u64> = try_zeroed(self.words.len())?;
+        for (d, w) in words.iter_mut().zip(&self.words) {
+            *d = w.load(Ordering::Acquire);
+        }
+        BitVec::from_words(words, self.bits)
+    }
+
+    /// Take over a plain bit vector (the standard library reuses its allocation in place).
+    #[must_use]
+    pub fn from_bit_vec(b: BitVec) -> Self {
+        let bits = b.len();
+        let words = b.words.into_iter().map(AtomicU64::new).collect();
+        Self { words, bits }
+    }
 }
 
 #[cfg(test)]

@@ -105,6 +105,48 @@ pub enum Error {
     /// A serialized filter could not be decoded.
     #[error("corrupt or unsupported filter data: {0}")]
     Corrupt(String),
+    /// A saved filter uses a newer version of the file format than this build reads.
+    #[error(
+        "filter file format version {found} is newer than this bloomlab reads (up to {supported}); upgrade bloomlab"
+    )]
+    UnsupportedVersion {
+        /// The version in the file.
+        found: u16,
+        /// The newest version this build reads.
+        supported: u16,
+    },
+    /// A saved filter is not what the caller asked for (its hash, strategy or kind differs).
+    #[error(
+        "the filter file was saved with {what} '{found}', but '{requested}' was asked for: a filter can only be queried the way it was built"
+    )]
+    Mismatch {
+        /// What differs: "hash", "strategy" or "filter kind".
+        what: &'static str,
+        /// What the file holds.
+        found: String,
+        /// What the caller asked for.
+        requested: String,
+    },
+    /// A saved filter withholds its secret hash key and no key was supplied.
+    #[error(
+        "the filter file withholds its secret {hash} key (key fingerprint {fingerprint:016x}): supply the key to load it"
+    )]
+    KeyRequired {
+        /// The keyed hash function.
+        hash: String,
+        /// The fingerprint of the key stored in the file.
+        fingerprint: u64,
+    },
+    /// The key supplied for a saved filter is not the key it was built with.
+    #[error(
+        "wrong key for this filter file: the file's key fingerprint is {expected:016x}, the supplied key's is {given:016x}"
+    )]
+    WrongKey {
+        /// The fingerprint stored in the file.
+        expected: u64,
+        /// The fingerprint of the key supplied.
+        given: u64,
+    },
     /// The operation was cancelled by its caller.
     #[error("cancelled")]
     Cancelled,

@@ -8,6 +8,7 @@
 //! |---|---|
 //! | [`filter`] | the [`Filter`] trait (and its no-false-negative contract), [`Removable`], [`FilterKind`] |
 //! | [`filters`] | one type per filter: [`StandardBloom`], … |
+//! | [`persist`] | saving and loading filters: versioned, checksummed, atomic, keys withheld |
 //! | [`guava`] | reading and writing Guava's serialized Bloom filters (`BloomFilter.writeTo`) |
 //! | [`hash`] | hash functions ([`hash::ItemHasher`]) and index strategies ([`hash::IndexStrategy`]) |
 //! | [`theory`] | the formulas, each cited: sizing, classic and exact FPR, bounds |
@@ -34,6 +35,7 @@ pub mod filters;
 pub mod guava;
 pub mod hash;
 pub mod measure;
+pub mod persist;
 #[cfg(feature = "redis")]
 pub mod redis;
 pub mod spec;

@@ -1,6 +1,7 @@
 //! The filters, one file each.
 
 pub mod blocked;
+pub mod concurrent;
 pub mod counting;
 pub mod cuckoo;
 pub mod scalable;
@@ -8,6 +9,7 @@ pub mod split_block;
 pub mod standard;
 
 pub use blocked::BlockedBloom;
+pub use concurrent::ConcurrentBloom;
 pub use counting::CountingBloom;
 pub use cuckoo::CuckooFilter;
 pub use scalable::{ScalableBloom, ScalableParams};

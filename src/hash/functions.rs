@@ -23,10 +23,23 @@ fn widen(h: u64) -> Hash128 {
 
 /// SipHash-1-3 with 128-bit output (the `siphasher` crate), keyed by `(k0, k1)`.
 /// The default key is zero; use [`Sip13::keyed`] with a secret key for untrusted input.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
 pub struct Sip13 {
     k0: u64,
     k1: u64,
+}
+
+/// Debug output never shows a secret key (a filter's `{:?}` may end up in logs): a zero key
+/// prints as `0`, any other as `<secret>`.
+impl std::fmt::Debug for Sip13 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let key = if self.k0 == 0 && self.k1 == 0 {
+            "0"
+        } else {
+            "<secret>"
+        };
+        f.debug_struct("Sip13").field("key", &key).finish()
+    }
 }
 
 impl Sip13 {
@@ -34,6 +47,22 @@ impl Sip13 {
     #[must_use]
     pub fn keyed(k0: u64, k1: u64) -> Self {
         Self { k0, k1 }
+    }
+
+    /// Keyed with 16 key bytes (`k0` = the first 8 little-endian, `k1` = the last 8, as
+    /// `siphasher`'s `new_with_key` reads them).
+    #[must_use]
+    pub fn with_key(key: &[u8; 16]) -> Self {
+        let (mut a, mut b) = ([0u8; 8], [0u8; 8]);
+        a.copy_from_slice(&key[..8]);
+        b.copy_from_slice(&key[8..]);
+        Self::keyed(u64::from_le_bytes(a), u64::from_le_bytes(b))
+    }
+
+    /// The key `(k0, k1)` (needed to persist a filter; treat it as a secret).
+    #[must_use]
+    pub fn key(&self) -> (u64, u64) {
+        (self.k0, self.k1)
     }
 }
 
@@ -56,10 +85,23 @@ impl ItemHasher for Sip13 {
 
 /// SipHash-2-4 with 128-bit output (the `siphasher` crate), keyed by `(k0, k1)`.
 /// The conservative choice for filters facing adversarial input, with a secret key.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
 pub struct Sip24 {
     k0: u64,
     k1: u64,
+}
+
+/// Debug output never shows a secret key (a filter's `{:?}` may end up in logs): a zero key
+/// prints as `0`, any other as `<secret>`.
+impl std::fmt::Debug for Sip24 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let key = if self.k0 == 0 && self.k1 == 0 {
+            "0"
+        } else {
+            "<secret>"
+        };
+        f.debug_struct("Sip24").field("key", &key).finish()
+    }
 }
 
 impl Sip24 {
@@ -67,6 +109,22 @@ impl Sip24 {
     #[must_use]
     pub fn keyed(k0: u64, k1: u64) -> Self {
         Self { k0, k1 }
+    }
+
+    /// Keyed with 16 key bytes (`k0` = the first 8 little-endian, `k1` = the last 8, as
+    /// `siphasher`'s `new_with_key` reads them).
+    #[must_use]
+    pub fn with_key(key: &[u8; 16]) -> Self {
+        let (mut a, mut b) = ([0u8; 8], [0u8; 8]);
+        a.copy_from_slice(&key[..8]);
+        b.copy_from_slice(&key[8..]);
+        Self::keyed(u64::from_le_bytes(a), u64::from_le_bytes(b))
+    }
+
+    /// The key `(k0, k1)` (needed to persist a filter; treat it as a secret).
+    #[must_use]
+    pub fn key(&self) -> (u64, u64) {
+        (self.k0, self.k1)
     }
 }
 
@@ -99,6 +157,12 @@ impl Wyhash {
     pub fn with_seed(seed: u64) -> Self {
         Self { seed }
     }
+
+    /// The seed.
+    #[must_use]
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
 }
 
 impl ItemHasher for Wyhash {
@@ -126,6 +190,12 @@ impl Xxh3 {
     #[must_use]
     pub fn with_seed(seed: u64) -> Self {
         Self { seed }
+    }
+
+    /// The seed.
+    #[must_use]
+    pub fn seed(&self) -> u64 {
+        self.seed
     }
 }
 
@@ -160,6 +230,12 @@ impl Xxh64 {
     pub fn with_seed(seed: u64) -> Self {
         Self { seed }
     }
+
+    /// The seed.
+    #[must_use]
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
 }
 
 impl ItemHasher for Xxh64 {
@@ -187,6 +263,12 @@ impl Murmur3 {
     #[must_use]
     pub fn with_seed(seed: u32) -> Self {
         Self { seed }
+    }
+
+    /// The seed.
+    #[must_use]
+    pub fn seed(&self) -> u32 {
+        self.seed
     }
 }
 
@@ -217,6 +299,12 @@ impl Fx {
     pub fn with_seed(seed: u64) -> Self {
         Self { seed }
     }
+
+    /// The seed.
+    #[must_use]
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
 }
 
 impl ItemHasher for Fx {
@@ -246,6 +334,12 @@ impl Fnv1a {
     #[must_use]
     pub fn with_seed(seed: u64) -> Self {
         Self { seed }
+    }
+
+    /// The seed.
+    #[must_use]
+    pub fn seed(&self) -> u64 {
+        self.seed
     }
 }
 
@@ -282,6 +376,12 @@ impl Weak {
     #[must_use]
     pub fn with_seed(seed: u64) -> Self {
         Self { seed }
+    }
+
+    /// The seed.
+    #[must_use]
+    pub fn seed(&self) -> u64 {
+        self.seed
     }
 }
 
@@ -464,6 +564,24 @@ mod tests {
                 assert!(tops.len() > 240, "{id}: only {} top bytes", tops.len());
             }
         }
+    }
+
+    #[test]
+    fn debug_never_prints_a_secret_key() {
+        let h = Sip24::keyed(0x0123_4567_89ab_cdef, 42);
+        let f = crate::StandardBloom::keyed(10, 0.1, *b"0123456789abcdef").unwrap();
+        for text in [
+            format!("{h:?}"),
+            format!("{f:?}"),
+            format!("{:?}", Sip13::keyed(7, 7)),
+        ] {
+            assert!(text.contains("<secret>"), "{text}");
+            assert!(
+                !text.contains("81985529216486895") && !text.contains("k0"),
+                "{text}"
+            );
+        }
+        assert_eq!(format!("{:?}", Sip24::default()), "Sip24 { key: \"0\" }");
     }
 
     #[test]

@@ -168,6 +168,15 @@ impl IndexStrategy for Independent {
     }
 }
 
+/// `m` rounded up to whole 64-bit words, as Guava sizes its bit array. Above 2⁶⁴ − 64 there is
+/// no larger multiple of 64 in a `u64`; such sizes cannot be allocated anyway, so they round
+/// *down* to the last one and the allocation then fails with a typed error (an overflow here
+/// was a debug panic and, in release, a 0-bit filter; found by fuzzing the file loader).
+#[inline]
+fn round_up_to_words(m: u64) -> u64 {
+    m.div_ceil(64).checked_mul(64).unwrap_or(!63u64)
+}
+
 /// Guava's `BloomFilterStrategies.MURMUR128_MITZ_32` (Guava 11–14's default), bit for bit:
 /// the low 64 bits of the hash split into two *32-bit* halves, `combined = h1 + i·h2` in 32-bit
 /// `int` arithmetic for i = 1..=k, bit-inverted when negative, then `% bitSize`.
@@ -184,7 +193,7 @@ impl IndexStrategy for Guava32 {
     }
     #[inline]
     fn round_bits(&self, m: u64) -> u64 {
-        m.div_ceil(64) * 64
+        round_up_to_words(m)
     }
     #[inline]
     fn for_each_index<H: ItemHasher, F: FnMut(u64) -> bool>(
@@ -225,7 +234,7 @@ impl IndexStrategy for Guava64 {
     }
     #[inline]
     fn round_bits(&self, m: u64) -> u64 {
-        m.div_ceil(64) * 64
+        round_up_to_words(m)
     }
     #[inline]
     fn for_each_index<H: ItemHasher, F: FnMut(u64) -> bool>(
@@ -366,6 +375,19 @@ mod tests {
         });
         assert!(!all);
         assert_eq!(calls, 3);
+    }
+
+    #[test]
+    fn word_rounding_never_overflows() {
+        assert_eq!(Guava64.round_bits(1), 64);
+        assert_eq!(Guava32.round_bits(128), 128);
+        for m in [u64::MAX, u64::MAX - 60, u64::MAX - 63] {
+            assert_eq!(Guava64.round_bits(m), u64::MAX - 63, "{m}");
+            assert_eq!(
+                AnyStrategy(StrategyId::Guava32).round_bits(m),
+                u64::MAX - 63
+            );
+        }
     }
 
     #[test]

@@ -28,6 +28,10 @@ enum Cmd {
     /// Filters in Redis: compare with RedisBloom; the cache-penetration demo.
     #[cfg(feature = "redis")]
     Redis(cli::redis::Args),
+    /// Build a filter from a file of keys (one per line) and save it.
+    Build(cli::build::Args),
+    /// Ask a saved filter about keys (exit 0: some maybe present, 1: all absent, 2: error).
+    Query(cli::query::Args),
 }
 
 fn main() -> ExitCode {
@@ -36,8 +40,13 @@ fn main() -> ExitCode {
         Err(e) if e.use_stderr() => {
             // One line that names the flag and the valid range; exit status 2.
             let text = e.render().to_string();
-            let first = text.lines().next().unwrap_or("error: invalid arguments");
-            eprintln!("{first}");
+            let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+            let first = lines.next().unwrap_or("error: invalid arguments");
+            // "the following required arguments were not provided:" names them on the next line.
+            match lines.next().filter(|_| first.ends_with(':')) {
+                Some(what) => eprintln!("{first} {}", what.trim()),
+                None => eprintln!("{first}"),
+            }
             return ExitCode::from(2);
         }
         Err(e) => {
@@ -52,6 +61,8 @@ fn main() -> ExitCode {
         Some(Cmd::Walkthrough(a)) => cli::walkthrough::run(&a),
         #[cfg(feature = "redis")]
         Some(Cmd::Redis(a)) => cli::redis::run(&a),
+        Some(Cmd::Build(a)) => cli::build::run(&a),
+        Some(Cmd::Query(a)) => return cli::query::run(&a),
         None => {
             if std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {
                 tui::run()

@@ -9,16 +9,16 @@ use bloomlab::{Error, Param, Result};
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Items expected (integer >= 1; 1000000, 1,000,000 or 1e6).
-    #[arg(long, value_parser = parse_n)]
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_n)]
     pub n: Option<u64>,
     /// Target false-positive rate, strictly between 0 and 1 (0.01, 1% or 1/100).
-    #[arg(long, value_parser = parse_p)]
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_p)]
     pub p: Option<f64>,
     /// Bits (9585058), or a size with units (64KiB, 1.2MB, 10Mbit).
-    #[arg(long, value_parser = parse_m)]
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_m)]
     pub m: Option<u64>,
     /// Hash functions, 1 to 64 (default: the optimum).
-    #[arg(long, value_parser = parse_k)]
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_k)]
     pub k: Option<u32>,
     /// Print one JSON object instead of text.
     #[arg(long)]

@@ -64,40 +64,40 @@ pub struct Args {
     #[arg(long, value_parser = parse_strategy, default_value = "enhanced-double")]
     pub strategy: StrategyId,
     /// Items to insert (and the design capacity unless --capacity is given).
-    #[arg(long, value_parser = parse_n)]
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_n)]
     pub n: u64,
     /// Design capacity when it differs from n (e.g. to overfill a filter).
-    #[arg(long, value_parser = parse_n)]
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_n)]
     pub capacity: Option<u64>,
     /// Target false-positive rate, strictly between 0 and 1 (0.01, 1%, 1/100).
-    #[arg(long, value_parser = parse_p, required_unless_present = "m")]
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_p, required_unless_present = "m")]
     pub p: Option<f64>,
     /// Bits (or a size with units: 64KiB, 1.2MB) instead of --p.
-    #[arg(long, value_parser = parse_m, conflicts_with = "p")]
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_m, conflicts_with = "p")]
     pub m: Option<u64>,
     /// Hash functions, 1 to 64 (default: optimal for m and n).
-    #[arg(long, value_parser = parse_k)]
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_k)]
     pub k: Option<u32>,
     /// Key kind: u64, seq, string, email, url.
     #[arg(long, value_parser = parse_keys, default_value = "u64")]
     pub keys: KeyKind,
     /// Absent keys to query per trial.
-    #[arg(long, value_parser = parse_queries, default_value = "100000")]
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_queries, default_value = "100000")]
     pub queries: u64,
     /// Independently seeded filters to average over (1 to 10000000).
-    #[arg(long, value_parser = parse_trials, default_value = "1")]
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_trials, default_value = "1")]
     pub trials: u32,
     /// Master seed for keys and hash seeds.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, allow_hyphen_values = true, default_value_t = 1)]
     pub seed: u64,
     /// Cuckoo fingerprint bits: 8, 12 or 16 (0: the smallest that meets p).
-    #[arg(long, value_parser = parse_fp_bits, default_value = "0")]
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_fp_bits, default_value = "0")]
     pub fingerprint_bits: u32,
     /// Scalable growth factor (> 1).
-    #[arg(long, value_parser = parse_growth, default_value = "2")]
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_growth, default_value = "2")]
     pub growth: f64,
     /// Scalable tightening ratio (0 < r < 1).
-    #[arg(long, value_parser = parse_tightening, default_value = "0.5")]
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_tightening, default_value = "0.5")]
     pub tightening: f64,
     /// Scalable: refuse inserts beyond capacity instead of growing.
     #[arg(long)]
@@ -143,7 +143,7 @@ impl Args {
 /// Invalid parameters, allocation failure.
 pub fn run(a: &Args) -> Result<()> {
     let cfg = a.config();
-    let work = u64::from(a.trials) * (2 * a.n + a.queries);
+    let work = u64::from(a.trials).saturating_mul(a.n.saturating_mul(2).saturating_add(a.queries));
     let bar = (work > 2_000_000 && std::io::stderr().is_terminal()).then(|| {
         let b = ProgressBar::new(1000);
         b.set_style(

@@ -1,7 +1,9 @@
 //! Command implementations and shared argument parsers.
 
+pub mod build;
 pub mod calc;
 pub mod measure;
+pub mod query;
 #[cfg(feature = "redis")]
 pub mod redis;
 pub mod walkthrough;
@@ -17,6 +19,9 @@ bloomlab — a workbench for Bloom filters and their relatives
   bloomlab measure --filter standard --n 100000 --p 0.01
                                  build, insert, query absent keys, compare with theory
   bloomlab walkthrough           the m = 16, k = 3 example, step by step
+  bloomlab build --keys keys.txt --p 1% --out f.bloom
+                                 build a filter from a file of keys and save it
+  bloomlab query f.bloom KEY…    ask a saved filter (exit 0: maybe present, 1: all absent)
   bloomlab <command> --help      flags and ranges of a command";
 
 /// `n`: an integer >= 1 (underscores and commas allowed: `1_000_000`, `1,000,000`, `1e6`).

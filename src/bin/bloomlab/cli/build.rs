@@ -1,0 +1,273 @@
+//! `bloomlab build`: build a filter from a file of keys (one per line) and save it.
+//!
+//! Keys are the bytes of each line without its line ending (`\n` or `\r\n`); empty lines are
+//! skipped. The file is read streaming (a line at a time), so its size is not limited by memory.
+//! Without `--n` the keys are counted first, in a streaming pass of their own, and the filter is
+//! sized for that count: two reads of the file, and no `--n` possible for standard input (`-`).
+
+use super::{human_bytes, parse_k, parse_m, parse_n, parse_p, pct, thousands};
+use bloomlab::filter::FilterKind;
+use bloomlab::hash::{AnyHasher, AnyStrategy, HashId, StrategyId};
+use bloomlab::persist::{self, KeyPolicy, SaveOptions};
+use bloomlab::spec::FilterSpec;
+use bloomlab::{Error, Filter, Param, Result, StandardBloom};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::{BufRead, BufReader, IsTerminal, Read};
+use std::path::{Path, PathBuf};
+
+fn parse_filter(s: &str) -> std::result::Result<FilterKind, String> {
+    s.parse().map_err(|e: Error| e.to_string())
+}
+fn parse_hash(s: &str) -> std::result::Result<HashId, String> {
+    s.parse().map_err(|e: Error| e.to_string())
+}
+fn parse_strategy(s: &str) -> std::result::Result<StrategyId, String> {
+    s.parse().map_err(|e: Error| e.to_string())
+}
+
+/// Build a filter from a file of keys, one per line, and save it (atomically) to --out.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// File of keys, one per line (`-` for standard input, which then needs --n).
+    #[arg(long)]
+    pub keys: PathBuf,
+    /// Filter kind (this version builds: standard).
+    #[arg(long, value_parser = parse_filter, default_value = "standard")]
+    pub filter: FilterKind,
+    /// Target false-positive rate, strictly between 0 and 1 (0.01, 1%, 1/100).
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_p, required_unless_present = "m")]
+    pub p: Option<f64>,
+    /// Bits (or a size with units: 64KiB, 1.2MB) instead of --p.
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_m, conflicts_with = "p")]
+    pub m: Option<u64>,
+    /// Hash functions, 1 to 64 (default: optimal for m and n).
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_k)]
+    pub k: Option<u32>,
+    /// Design capacity (default: the number of non-empty lines, counted in a first pass).
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_n)]
+    pub n: Option<u64>,
+    /// Hash: sip13, sip24, wyhash, xxh3, xxh64, murmur3, fx, fnv1a, weak.
+    #[arg(long, value_parser = parse_hash, default_value = "xxh3")]
+    pub hash: HashId,
+    /// Index strategy: double, enhanced-double, independent, guava32, guava64.
+    #[arg(long, value_parser = parse_strategy, default_value = "enhanced-double")]
+    pub strategy: StrategyId,
+    /// Hash seed (stored in the file; not a secret).
+    #[arg(
+        long,
+        allow_hyphen_values = true,
+        default_value_t = 0,
+        conflicts_with = "key_file"
+    )]
+    pub seed: u64,
+    /// File holding a secret 128-bit SipHash key as 32 hex digits (needs --hash sip24 or sip13).
+    /// The key is withheld from the output file unless --store-key is given.
+    #[arg(long)]
+    pub key_file: Option<PathBuf>,
+    /// Write the secret key into the output file in the clear (the file is made private to you).
+    #[arg(long, requires = "key_file")]
+    pub store_key: bool,
+    /// Output file (replaced atomically).
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+/// Read a 128-bit key written as 32 hex digits (surrounding whitespace ignored).
+///
+/// # Errors
+/// [`Error::Io`] or [`Error::InvalidParameter`] naming `key-file`.
+pub fn read_key_file(path: &Path) -> Result<[u8; 16]> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::Io {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    })?;
+    let hex = text.trim();
+    let bad = || {
+        Error::invalid(
+            Param::Other("key-file"),
+            path.display(),
+            "a file holding exactly 32 hex digits (a 128-bit key), e.g. from `openssl rand -hex 16`",
+        )
+    };
+    if hex.len() != 32 || !hex.is_ascii() {
+        return Err(bad());
+    }
+    let mut key = [0u8; 16];
+    for (i, b) in key.iter_mut().enumerate() {
+        *b = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).map_err(|_| bad())?;
+    }
+    Ok(key)
+}
+
+/// Open a key source: a file, or standard input for `-`. Returns its size when known.
+fn open_keys(path: &Path) -> Result<(Box<dyn Read>, Option<u64>)> {
+    if path.as_os_str() == "-" {
+        return Ok((Box::new(std::io::stdin().lock()), None));
+    }
+    let f = std::fs::File::open(path).map_err(|e| Error::Io {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    })?;
+    let len = f.metadata().ok().map(|m| m.len());
+    Ok((Box::new(f), len))
+}
+
+/// Call `f` with every non-empty line of `path` (without its line ending), streaming; a
+/// progress bar on a terminal for files over 16 MiB.
+fn for_each_key(path: &Path, what: &str, mut f: impl FnMut(&[u8])) -> Result<u64> {
+    let (r, len) = open_keys(path)?;
+    let bar = (len.is_some_and(|l| l > 16 << 20) && std::io::stderr().is_terminal()).then(|| {
+        let b = ProgressBar::new(len.unwrap_or(0));
+        b.set_style(
+            ProgressStyle::with_template(&format!(
+                "{{spinner}} {what} [{{bar:40}}] {{bytes}}/{{total_bytes}} eta {{eta}}"
+            ))
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        b
+    });
+    let mut r = BufReader::with_capacity(1 << 16, r);
+    let mut line = Vec::new();
+    let (mut count, mut read) = (0u64, 0u64);
+    loop {
+        line.clear();
+        let n = r.read_until(b'\n', &mut line).map_err(|e| Error::Io {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })?;
+        if n == 0 {
+            break;
+        }
+        read += n as u64;
+        let mut key = line.as_slice();
+        key = key.strip_suffix(b"\n").unwrap_or(key);
+        key = key.strip_suffix(b"\r").unwrap_or(key);
+        if !key.is_empty() {
+            f(key);
+            count += 1;
+        }
+        if let Some(b) = &bar
+            && count % 65_536 == 0
+        {
+            b.set_position(read);
+        }
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    Ok(count)
+}
+
+/// Run the command.
+///
+/// # Errors
+/// Invalid parameters, unreadable keys, an unwritable output, allocation failure.
+pub fn run(a: &Args) -> Result<()> {
+    if a.filter != FilterKind::Standard {
+        return Err(Error::unknown(
+            "filter for `build`",
+            a.filter.name(),
+            &["standard"],
+        ));
+    }
+    let key = match &a.key_file {
+        Some(p) => {
+            if !matches!(a.hash, HashId::Sip13 | HashId::Sip24) {
+                return Err(Error::invalid(
+                    Param::Other("key-file"),
+                    a.hash,
+                    "a secret key needs a keyed hash: --hash sip24 or --hash sip13",
+                ));
+            }
+            Some(read_key_file(p)?)
+        }
+        None => None,
+    };
+    let n = match a.n {
+        Some(n) => n,
+        None => {
+            if a.keys.as_os_str() == "-" {
+                return Err(Error::invalid(
+                    Param::N,
+                    "none",
+                    "give --n when keys come from standard input (they cannot be counted first)",
+                ));
+            }
+            let c = for_each_key(&a.keys, "counting keys", |_| {})?;
+            if c == 0 {
+                return Err(Error::invalid(
+                    Param::Other("keys"),
+                    a.keys.display(),
+                    "a file with at least one non-empty line (or give --n)",
+                ));
+            }
+            c
+        }
+    };
+    let spec = FilterSpec {
+        kind: a.filter,
+        hash: a.hash,
+        strategy: a.strategy,
+        seed: a.seed,
+        n,
+        p: a.p,
+        m: a.m,
+        k: a.k,
+        ..FilterSpec::default()
+    };
+    let s = spec.bloom_sizing()?;
+    let hasher = match key {
+        Some(k) => match a.hash {
+            HashId::Sip13 => AnyHasher::Sip13(bloomlab::hash::Sip13::with_key(&k)),
+            _ => AnyHasher::Sip24(bloomlab::hash::Sip24::with_key(&k)),
+        },
+        None => spec.hasher(),
+    };
+    let mut f = StandardBloom::with_bits_and(s.m, s.k, hasher, AnyStrategy(a.strategy))?;
+    let inserted = for_each_key(&a.keys, "inserting", |k| f.insert(k))?;
+    let opts = SaveOptions {
+        key_policy: if a.store_key {
+            KeyPolicy::Store
+        } else {
+            KeyPolicy::Auto
+        },
+    };
+    persist::save(&f, &a.out, &opts)?;
+    let size = std::fs::metadata(&a.out).map_or(0, |m| m.len());
+    println!(
+        "built a {} filter: {} keys, m = {} bits, k = {}, hash {}, strategy {}",
+        a.filter,
+        thousands(inserted),
+        thousands(f.bits()),
+        f.k(),
+        a.hash,
+        a.strategy
+    );
+    println!(
+        "  expected FPR {} at {} keys (designed for {})",
+        pct(f.expected_fpr()),
+        thousands(inserted),
+        thousands(n)
+    );
+    println!(
+        "  wrote {} ({} bytes = {})",
+        a.out.display(),
+        thousands(size),
+        human_bytes(size as f64)
+    );
+    if key.is_some() {
+        if a.store_key {
+            println!("  the secret key is stored IN THE FILE (--store-key); keep the file private");
+        } else {
+            println!("  the secret key is NOT in the file: query with --key-file");
+        }
+    }
+    if inserted > n {
+        eprintln!(
+            "warning: {} keys inserted into a filter designed for {}: its FPR is above the target",
+            thousands(inserted),
+            thousands(n)
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,219 @@
+//! Decoder hardening: filters round-trip through the file format, and mutated, truncated and
+//! random bytes given to the loader give a typed error or a usable filter, never a panic.
+//! (Allocation bounds are checked in `tests/persist_alloc.rs`, which needs its own allocator.)
+
+use bloomlab::hash::{AnyHasher, AnyStrategy, HashId, StrategyId};
+use bloomlab::persist::{self, KeyPolicy, LoadOptions, SaveOptions};
+use bloomlab::{Error, Filter, StandardBloom};
+use proptest::prelude::*;
+
+type Dyn = StandardBloom<AnyHasher, AnyStrategy>;
+
+fn build(h: usize, s: usize, seed: u64, n: u64, p: f64, items: u64) -> Dyn {
+    let mut f = StandardBloom::with_rate_and(
+        n,
+        p,
+        AnyHasher::new(HashId::ALL[h], seed),
+        AnyStrategy(StrategyId::ALL[s]),
+    )
+    .expect("valid parameters");
+    for i in 0..items {
+        f.insert(&i.to_le_bytes());
+    }
+    f
+}
+
+fn reseal(b: &mut [u8]) {
+    if b.len() >= 8 {
+        let n = b.len() - 8;
+        let s = xxhash_rust::xxh3::xxh3_64(&b[..n]);
+        b[n..].copy_from_slice(&s.to_le_bytes());
+    }
+}
+
+/// Whatever the loader returns must be usable: a filter answers queries and takes inserts
+/// without panicking, and an error is one of the loader's typed errors.
+fn check_outcome(r: Result<Box<dyn Filter>, Error>) {
+    match r {
+        Ok(mut f) => {
+            assert!(f.bits() >= 1 && (1..=64).contains(&f.k()));
+            for i in 0u64..16 {
+                let _ = f.contains(&i.to_le_bytes());
+            }
+            f.insert(b"probe");
+            assert!(f.contains(b"probe"));
+        }
+        Err(
+            Error::Corrupt(_)
+            | Error::UnsupportedVersion { .. }
+            | Error::Mismatch { .. }
+            | Error::KeyRequired { .. }
+            | Error::WrongKey { .. },
+        ) => {}
+        Err(e) => panic!("unexpected error class: {e:?}"),
+    }
+}
+
+fn arb_filter() -> impl Strategy<Value = (Dyn, KeyPolicy)> {
+    (
+        0..HashId::ALL.len(),
+        0..StrategyId::ALL.len(),
+        any::<u64>(),
+        1u64..3_000,
+        0.001f64..0.5,
+        0u64..500,
+        prop_oneof![
+            Just(KeyPolicy::Auto),
+            Just(KeyPolicy::Store),
+            Just(KeyPolicy::Withhold)
+        ],
+    )
+        .prop_map(|(h, s, seed, n, p, items, kp)| (build(h, s, seed, n, p, items), kp))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    #[test]
+    fn round_trip((f, kp) in arb_filter(), seed_bytes in any::<[u8; 16]>()) {
+        let opts = SaveOptions::default().key_policy(kp);
+        let b = persist::to_bytes(&f, &opts).unwrap();
+        // Supply the filter's own key when it was withheld.
+        let own = {
+            let km = persist::PersistHasher::key_material(f.hasher());
+            let mut k = [0u8; 16];
+            k[..8].copy_from_slice(&km[0].to_le_bytes());
+            k[8..].copy_from_slice(&km[1].to_le_bytes());
+            k
+        };
+        let info = persist::read_info(&b).unwrap();
+        let lo = if info.key_mode == persist::KeyMode::Withheld {
+            LoadOptions::new().key(own)
+        } else {
+            LoadOptions::new()
+        };
+        let g: Dyn = persist::from_bytes(&b, &lo).unwrap();
+        prop_assert_eq!(g.bit_vec(), f.bit_vec());
+        prop_assert_eq!(g.hasher(), f.hasher());
+        prop_assert_eq!((g.k(), g.len(), g.strategy()), (f.k(), f.len(), f.strategy()));
+        prop_assert_eq!(persist::to_bytes(&g, &opts).unwrap(), b.clone());
+        // Asking for a different hash is always refused.
+        let other = HashId::ALL.iter().copied().find(|h| *h != Filter::hash_id(&f)).unwrap();
+        let e = persist::from_bytes::<Dyn>(&b, &lo.clone().hash(other)).unwrap_err();
+        let is_mismatch = matches!(e, Error::Mismatch { what: "hash", .. });
+        prop_assert!(is_mismatch, "{e}");
+        // A random key is refused when the key was withheld (unless it is the key).
+        if info.key_mode == persist::KeyMode::Withheld && seed_bytes != own {
+            let e = persist::from_bytes::<Dyn>(&b, &LoadOptions::new().key(seed_bytes)).unwrap_err();
+            let is_wrong = matches!(e, Error::WrongKey { .. });
+            prop_assert!(is_wrong, "{e}");
+        }
+    }
+
+    #[test]
+    fn mutated_files_never_panic(
+        (f, kp) in arb_filter(),
+        edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..8),
+        cut in prop::option::of(any::<prop::sample::Index>()),
+        resealed in any::<bool>(),
+    ) {
+        let mut b = persist::to_bytes(&f, &SaveOptions::default().key_policy(kp)).unwrap();
+        let original = b.clone();
+        for (i, v) in &edits {
+            let at = i.index(b.len());
+            b[at] = *v;
+        }
+        if let Some(c) = cut {
+            b.truncate(c.index(b.len()));
+        }
+        if resealed {
+            reseal(&mut b);
+        }
+        let r = persist::from_bytes_any(&b, &LoadOptions::new());
+        if !resealed && b != original {
+            // Without a fixed-up checksum, any change to a file must be caught.
+            prop_assert!(r.is_err());
+        }
+        check_outcome(r);
+        check_outcome(persist::from_bytes_any(&b, &LoadOptions::new().key([7; 16])));
+    }
+
+    #[test]
+    fn random_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..400)) {
+        check_outcome(persist::from_bytes_any(&bytes, &LoadOptions::new()));
+    }
+
+    #[test]
+    fn random_bodies_behind_a_valid_header_never_panic(
+        head in prop::collection::vec(any::<u8>(), 44),
+        params in prop::collection::vec(any::<u8>(), 0..64),
+        payload in prop::collection::vec(any::<u8>(), 0..512),
+        small_codes in any::<bool>(),
+    ) {
+        // Magic and version right, lengths consistent, checksum right: everything else random,
+        // so the decoder's own checks (ids, key, params, payload) are what stands.
+        let mut b = Vec::new();
+        b.extend_from_slice(&persist::MAGIC);
+        b.extend_from_slice(&1u16.to_le_bytes());
+        b.extend_from_slice(&head[..30]);
+        if small_codes {
+            b[10] %= 7; b[11] %= 10; b[12] %= 6; b[13] %= 2; b[14] = 0; b[15] = 0;
+        }
+        b.extend_from_slice(&(params.len() as u32).to_le_bytes());
+        b.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        b.extend_from_slice(&params);
+        b.extend_from_slice(&payload);
+        b.extend_from_slice(&[0; 8]);
+        reseal(&mut b);
+        check_outcome(persist::from_bytes_any(&b, &LoadOptions::new()));
+    }
+
+    #[test]
+    fn well_formed_standard_params_with_random_values_never_panic(
+        m in prop_oneof![1u64..2_000, any::<u64>()],
+        k in prop_oneof![0u32..70, any::<u32>()],
+        len in any::<u64>(),
+        strategy in 0u8..5,
+        payload_words in 0usize..40,
+        fill in any::<u64>(),
+    ) {
+        let f = build(3, 1, 0, 10, 0.1, 0);
+        let mut b = persist::to_bytes(&f, &SaveOptions::default()).unwrap();
+        b.truncate(52);
+        b[12] = strategy;
+        b[44..52].copy_from_slice(&(payload_words as u64 * 8).to_le_bytes());
+        b.extend_from_slice(&m.to_le_bytes());
+        b.extend_from_slice(&k.to_le_bytes());
+        b.extend_from_slice(&0u32.to_le_bytes());
+        b.extend_from_slice(&len.to_le_bytes());
+        for _ in 0..payload_words {
+            b.extend_from_slice(&fill.to_le_bytes());
+        }
+        b.extend_from_slice(&[0; 8]);
+        reseal(&mut b);
+        let r = persist::from_bytes_any(&b, &LoadOptions::new());
+        let consistent = m >= 1
+            && (1..=64).contains(&k)
+            && m.div_ceil(64) == payload_words as u64
+            && (strategy < 3 || m % 64 == 0)
+            && (m % 64 == 0 || fill >> (m % 64) == 0 || payload_words == 0);
+        prop_assert_eq!(r.is_ok(), consistent, "m={} k={} words={} s={}", m, k, payload_words, strategy);
+        check_outcome(r);
+    }
+}
+
+#[test]
+fn every_byte_of_a_valid_file_matters() {
+    // Flip each bit of a small file in turn: every single-bit change is refused (the checksum
+    // covers every byte, and a flipped checksum no longer matches).
+    let f = build(3, 1, 5, 50, 0.05, 20);
+    let b = persist::to_bytes(&f, &SaveOptions::default()).unwrap();
+    for i in 0..b.len() {
+        for bit in 0..8 {
+            let mut c = b.clone();
+            c[i] ^= 1 << bit;
+            let r = persist::from_bytes_any(&c, &LoadOptions::new());
+            assert!(r.is_err(), "flip of byte {i} bit {bit} accepted");
+        }
+    }
+}

@@ -1,0 +1,607 @@
+//! One test per row of the input-validation table in `book/src/validation.md`: every flag and
+//! library constructor, each class of invalid value, and the error it gets. Command-line rows
+//! run the binary and check exit status 2 and the message; a last test checks that the book's
+//! table lists every command-line row, so the two cannot drift apart.
+
+use bloomlab::bits::BitVec;
+use bloomlab::filters::ConcurrentBloom;
+use bloomlab::hash::{AnyHasher, AnyStrategy, HashId, StrategyId, Xxh3};
+use bloomlab::persist::{self, LoadOptions, SaveOptions};
+use bloomlab::{Error, FilterKind, FilterSpec, Param, StandardBloom};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+// ---------------------------------------------------------------------------------------------
+// Command line
+// ---------------------------------------------------------------------------------------------
+
+/// A directory with the files the command-line rows refer to.
+fn fixtures() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("validation-fixtures");
+        std::fs::create_dir_all(&d).unwrap();
+        let keys: String = (0..1000).map(|i| format!("key-{i}\n")).collect();
+        std::fs::write(d.join("keys.txt"), keys).unwrap();
+        std::fs::write(d.join("empty.txt"), "\n\n").unwrap();
+        std::fs::write(d.join("k.hex"), "00112233445566778899aabbccddeeff\n").unwrap();
+        std::fs::write(d.join("k2.hex"), "ffeeddccbbaa99887766554433221100\n").unwrap();
+        std::fs::write(d.join("bad.hex"), "not a key\n").unwrap();
+        std::fs::write(d.join("notafilter.bloom"), "hello, world\n").unwrap();
+        let mut f = StandardBloom::with_rate(1000, 0.01).unwrap();
+        f.insert_new(b"key-1");
+        persist::save(&f, d.join("f.bloom"), &SaveOptions::default()).unwrap();
+        let mut b = persist::to_bytes(&f, &SaveOptions::default()).unwrap();
+        b.truncate(b.len() - 100);
+        std::fs::write(d.join("truncated.bloom"), &b).unwrap();
+        let key = [
+            0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd,
+            0xee, 0xff,
+        ];
+        let s = StandardBloom::keyed(1000, 0.01, key).unwrap();
+        persist::save(&s, d.join("keyed.bloom"), &SaveOptions::default()).unwrap();
+        d
+    })
+}
+
+/// Run `bloomlab args` in the fixtures directory; expect exit status 2 and a one-line error on
+/// stderr containing `fragment`.
+fn refuses(args: &str, fragment: &str) {
+    let argv: Vec<&str> = args.split_whitespace().collect();
+    let o = Command::new(env!("CARGO_BIN_EXE_bloomlab"))
+        .args(&argv)
+        .current_dir(fixtures())
+        .stdin(Stdio::null())
+        .output()
+        .expect("binary runs");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "bloomlab {args}: stderr {err}");
+    assert!(
+        err.contains(fragment),
+        "bloomlab {args}: expected '{fragment}' in: {err}"
+    );
+    assert!(!err.contains("panicked"), "bloomlab {args} panicked: {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+}
+
+macro_rules! cli_rows {
+    ($($name:ident: $args:literal => $frag:literal;)*) => {
+        /// Every command-line row: (test name, arguments, message fragment).
+        const CLI_ROWS: &[(&str, &str, &str)] = &[$((stringify!($name), $args, $frag)),*];
+        $(
+            #[test]
+            fn $name() {
+                refuses($args, $frag);
+            }
+        )*
+    };
+}
+
+cli_rows! {
+    // calc
+    calc_n_zero: "calc --n 0 --p 0.01" => "'--n <N>': n must be an integer >= 1";
+    calc_n_negative: "calc --n -5 --p 0.01" => "'--n <N>': expected an integer >= 1";
+    calc_n_fraction: "calc --n 2.5 --p 0.01" => "'--n <N>': expected an integer >= 1";
+    calc_n_text: "calc --n abc --p 0.01" => "'--n <N>': expected an integer >= 1";
+    calc_p_zero: "calc --n 1000 --p 0" => "'--p <P>': p must be strictly between 0 and 1";
+    calc_p_one: "calc --n 1000 --p 1" => "'--p <P>': p must be strictly between 0 and 1";
+    calc_p_negative_percent: "calc --n 1000 --p -1%" => "'--p <P>': p must be strictly between 0 and 1";
+    calc_p_nan: "calc --n 1000 --p NaN" => "'--p <P>': p must be strictly between 0 and 1";
+    calc_p_division_by_zero: "calc --n 1000 --p 1/0" => "'--p <P>': p must be strictly between 0 and 1";
+    calc_p_text: "calc --n 1000 --p abc" => "'--p <P>': expected a probability like 0.01, 1% or 1/100";
+    calc_m_zero: "calc --n 5 --m 0" => "'--m <M>': m must be at least 1 bit";
+    calc_m_unknown_unit: "calc --n 5 --m 12parsecs" => "'--m <M>': unknown unit";
+    calc_m_too_large: "calc --n 5 --m 1e30" => "'--m <M>': m must be below 2^64 bits";
+    calc_k_zero: "calc --n 5 --p 0.1 --k 0" => "'--k <K>': k must be an integer from 1 to 64";
+    calc_k_too_large: "calc --n 5 --p 0.1 --k 65" => "'--k <K>': k must be an integer from 1 to 64";
+    calc_nothing_given: "calc" => "give at least p, or n with p or m";
+    calc_n_alone: "calc --n 5" => "give p or m together with n";
+    calc_m_overflows: "calc --n 1e18 --p 1e-300" => "small enough that m fits in 64 bits";
+    calc_unknown_flag: "calc --bogus" => "unexpected argument '--bogus'";
+    // measure
+    measure_unknown_filter: "measure --n 100 --p 0.01 --filter bogus" => "unknown filter 'bogus'";
+    measure_unknown_hash: "measure --n 100 --p 0.01 --hash bogus" => "unknown hash 'bogus'";
+    measure_unknown_strategy: "measure --n 100 --p 0.01 --strategy bogus" => "unknown strategy 'bogus'";
+    measure_unknown_key_kind: "measure --n 100 --p 0.01 --keys bogus" => "unknown key kind 'bogus'";
+    measure_n_missing: "measure --p 0.01" => "required arguments were not provided: --n <N>";
+    measure_n_zero: "measure --n 0 --p 0.01" => "'--n <N>': n must be an integer >= 1";
+    measure_n_beyond_key_space: "measure --n 1e19 --p 0.01" => "invalid n: 10000000000000000000";
+    measure_capacity_zero: "measure --n 100 --capacity 0 --p 0.01" => "'--capacity <CAPACITY>'";
+    measure_p_and_m_missing: "measure --n 100" => "required arguments were not provided: --p <P>";
+    measure_p_and_m_both: "measure --n 100 --p 0.01 --m 1000" => "'--p <P>' cannot be used with '--m <M>'";
+    measure_m_absurd: "measure --n 100 --m 1e19" => "cannot allocate 1250000000000000000 bytes";
+    measure_k_zero: "measure --n 100 --m 1000 --k 0" => "'--k <K>': k must be an integer from 1 to 64";
+    measure_queries_zero: "measure --n 100 --p 0.01 --queries 0" => "queries must be an integer >= 1";
+    measure_trials_zero: "measure --n 100 --p 0.01 --trials 0" => "trials must be an integer from 1 to 10000000";
+    measure_trials_too_many: "measure --n 100 --p 0.01 --trials 20000000" => "trials must be an integer from 1 to 10000000";
+    measure_seed_negative: "measure --n 100 --p 0.01 --seed -1" => "'--seed <SEED>'";
+    measure_fingerprint_bits: "measure --n 100 --p 0.01 --fingerprint-bits 10" => "fingerprint-bits must be 8, 12 or 16";
+    measure_growth_one: "measure --n 100 --p 0.01 --growth 1" => "growth must be a number > 1 and <= 16";
+    measure_tightening_one: "measure --n 100 --p 0.01 --tightening 1" => "tightening must be strictly between 0 and 1";
+    // build
+    build_keys_missing: "build --p 0.01 --out x.bloom" => "required arguments were not provided: --keys <KEYS>";
+    build_out_missing: "build --keys keys.txt --p 0.01" => "required arguments were not provided: --out <OUT>";
+    build_p_and_m_missing: "build --keys keys.txt --out x.bloom" => "required arguments were not provided: --p <P>";
+    build_keys_unreadable: "build --keys nope.txt --p 0.01 --out x.bloom" => "i/o error on nope.txt";
+    build_keys_empty: "build --keys empty.txt --p 0.01 --out x.bloom" => "a file with at least one non-empty line";
+    build_stdin_without_n: "build --keys - --p 0.01 --out x.bloom" => "give --n when keys come from standard input";
+    build_n_zero: "build --keys keys.txt --n 0 --p 0.01 --out x.bloom" => "'--n <N>': n must be an integer >= 1";
+    build_p_out_of_range: "build --keys keys.txt --p 2 --out x.bloom" => "'--p <P>': p must be strictly between 0 and 1";
+    build_m_absurd: "build --keys keys.txt --m 1e19 --out x.bloom" => "cannot allocate 1250000000000000000 bytes";
+    build_k_too_large: "build --keys keys.txt --p 0.01 --k 100 --out x.bloom" => "'--k <K>': k must be an integer from 1 to 64";
+    build_filter_not_buildable: "build --keys keys.txt --p 0.01 --filter cuckoo --out x.bloom" => "unknown filter for `build` 'cuckoo' (known: standard)";
+    build_unknown_hash: "build --keys keys.txt --p 0.01 --hash md5 --out x.bloom" => "unknown hash 'md5'";
+    build_key_file_unkeyed_hash: "build --keys keys.txt --p 0.01 --key-file k.hex --out x.bloom" => "a secret key needs a keyed hash";
+    build_key_file_malformed: "build --keys keys.txt --p 0.01 --hash sip24 --key-file bad.hex --out x.bloom" => "exactly 32 hex digits";
+    build_key_file_and_seed: "build --keys keys.txt --p 0.01 --hash sip24 --key-file k.hex --seed 5 --out x.bloom" => "'--key-file <KEY_FILE>' cannot be used with '--seed <SEED>'";
+    build_store_key_without_key: "build --keys keys.txt --p 0.01 --store-key --out x.bloom" => "required arguments were not provided: --key-file";
+    build_out_dir_missing: "build --keys keys.txt --p 0.01 --out no/such/dir/x.bloom" => "cannot create a temporary file in no/such/dir";
+    // query
+    query_filter_missing: "query" => "required arguments were not provided: <FILTER>";
+    query_no_keys: "query f.bloom" => "required arguments were not provided: <KEY>...";
+    query_keys_and_list: "query f.bloom a --keys keys.txt" => "cannot be used with '--keys <KEYS>'";
+    query_file_missing: "query nope.bloom a" => "i/o error on nope.bloom";
+    query_not_a_filter: "query notafilter.bloom a" => "not a bloomlab filter file (wrong magic bytes";
+    query_truncated: "query truncated.bloom a" => "truncated";
+    query_other_hash: "query f.bloom a --hash murmur3" => "saved with hash 'xxh3', but 'murmur3' was asked for";
+    query_unknown_hash: "query f.bloom a --hash bogus" => "unknown hash 'bogus'";
+    query_key_withheld: "query keyed.bloom a" => "withholds its secret sip24 key";
+    query_wrong_key: "query keyed.bloom a --key-file k2.hex" => "wrong key for this filter file";
+    query_key_file_malformed: "query keyed.bloom a --key-file bad.hex" => "exactly 32 hex digits";
+    query_keys_unreadable: "query f.bloom --keys nope.txt" => "i/o error on nope.txt";
+}
+
+#[test]
+fn book_table_lists_every_cli_row() {
+    let md = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/book/src/validation.md"
+    ))
+    .expect("book/src/validation.md");
+    for (name, args, frag) in CLI_ROWS {
+        assert!(
+            md.contains(&format!("`bloomlab {args}`")),
+            "{name}: `bloomlab {args}` missing from the book's table"
+        );
+        assert!(
+            md.contains(frag),
+            "{name}: message '{frag}' missing from the book's table"
+        );
+    }
+}
+
+#[test]
+fn query_exit_status_is_0_1_2() {
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_bloomlab"))
+            .args(args)
+            .current_dir(fixtures())
+            .stdin(Stdio::null())
+            .output()
+            .expect("binary runs")
+    };
+    let o = run(&["query", "f.bloom", "key-1", "zzz"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "maybe-present\tkey-1\nabsent\tzzz\n"
+    );
+    let o = run(&["query", "f.bloom", "zzz"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "absent\tzzz\n");
+    let o = run(&["query", "keyed.bloom", "a", "--key-file", "k.hex"]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Library
+// ---------------------------------------------------------------------------------------------
+
+fn param_of<T: std::fmt::Debug>(r: Result<T, Error>) -> Param {
+    match r {
+        Err(Error::InvalidParameter { param, .. }) => param,
+        other => panic!("expected InvalidParameter, got {other:?}"),
+    }
+}
+
+#[test]
+fn with_rate_n_zero() {
+    assert_eq!(param_of(StandardBloom::with_rate(0, 0.01)), Param::N);
+}
+
+#[test]
+fn with_rate_p_outside_0_1() {
+    for p in [0.0, 1.0, -0.5, 1.5, f64::NAN, f64::INFINITY] {
+        assert_eq!(param_of(StandardBloom::with_rate(100, p)), Param::P, "{p}");
+    }
+}
+
+#[test]
+fn with_rate_m_overflows_64_bits() {
+    let e = StandardBloom::with_rate(u64::MAX, 1e-300).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("small enough that m fits in 64 bits"),
+        "{e}"
+    );
+}
+
+#[test]
+fn with_rate_absurd_n_is_an_allocation_error() {
+    // 1.7e18 bits: fits in u64, not in memory.
+    assert!(matches!(
+        StandardBloom::with_rate(u64::MAX / 100, 0.01),
+        Err(Error::Allocation { .. })
+    ));
+}
+
+#[test]
+fn with_bits_m_zero() {
+    assert_eq!(param_of(StandardBloom::with_bits(0, 3)), Param::M);
+}
+
+#[test]
+fn with_bits_k_out_of_range() {
+    assert_eq!(param_of(StandardBloom::with_bits(100, 0)), Param::K);
+    assert_eq!(param_of(StandardBloom::with_bits(100, 65)), Param::K);
+}
+
+#[test]
+fn with_bits_absurd_m_is_an_allocation_error() {
+    for m in [u64::MAX, 1 << 62] {
+        assert!(matches!(
+            StandardBloom::with_bits(m, 3),
+            Err(Error::Allocation { .. })
+        ));
+    }
+}
+
+#[test]
+fn guava_strategy_absurd_m_is_an_allocation_error() {
+    // Rounding u64::MAX up to whole words overflowed (found by fuzzing the loader).
+    for s in [StrategyId::Guava32, StrategyId::Guava64] {
+        assert!(matches!(
+            StandardBloom::with_bits_and(
+                u64::MAX,
+                3,
+                bloomlab::hash::Murmur3::default(),
+                AnyStrategy(s)
+            ),
+            Err(Error::Allocation { .. })
+        ));
+    }
+}
+
+#[test]
+fn with_rate_and_checks_like_with_rate() {
+    let h = AnyHasher::new(HashId::Murmur3, 0);
+    let s = AnyStrategy(StrategyId::Guava64);
+    assert_eq!(
+        param_of(StandardBloom::with_rate_and(0, 0.01, h, s)),
+        Param::N
+    );
+    assert_eq!(
+        param_of(StandardBloom::with_bits_and(10, 99, h, s)),
+        Param::K
+    );
+}
+
+#[test]
+fn keyed_checks_like_with_rate() {
+    assert_eq!(param_of(StandardBloom::keyed(0, 0.01, [1; 16])), Param::N);
+    assert_eq!(param_of(StandardBloom::keyed(10, 2.0, [1; 16])), Param::P);
+}
+
+#[test]
+fn from_bits_k_out_of_range() {
+    let b = BitVec::new(64).unwrap();
+    assert_eq!(
+        param_of(StandardBloom::from_bits(
+            b,
+            0,
+            0,
+            Xxh3::default(),
+            bloomlab::hash::DoubleHashing
+        )),
+        Param::K
+    );
+}
+
+#[test]
+fn concurrent_constructors_check_like_standard() {
+    assert_eq!(param_of(ConcurrentBloom::with_rate(0, 0.01)), Param::N);
+    assert_eq!(param_of(ConcurrentBloom::with_rate(10, 0.0)), Param::P);
+    let (h, s) = (Xxh3::default(), bloomlab::hash::EnhancedDoubleHashing);
+    assert_eq!(
+        param_of(ConcurrentBloom::with_bits_and(0, 3, h, s)),
+        Param::M
+    );
+    assert!(matches!(
+        ConcurrentBloom::with_bits_and(u64::MAX, 3, h, s),
+        Err(Error::Allocation { .. })
+    ));
+}
+
+#[test]
+fn filter_spec_bad_values() {
+    let d = FilterSpec::default();
+    let cases = [
+        (FilterSpec { n: 0, ..d.clone() }, Param::N),
+        (
+            FilterSpec {
+                p: Some(0.0),
+                ..d.clone()
+            },
+            Param::P,
+        ),
+        (
+            FilterSpec {
+                p: None,
+                m: None,
+                ..d.clone()
+            },
+            Param::P,
+        ),
+        (
+            FilterSpec {
+                m: Some(0),
+                ..d.clone()
+            },
+            Param::M,
+        ),
+        (
+            FilterSpec {
+                k: Some(65),
+                ..d.clone()
+            },
+            Param::K,
+        ),
+    ];
+    for (spec, param) in cases {
+        assert_eq!(param_of(spec.build()), param, "{spec:?}");
+    }
+    let absurd = FilterSpec {
+        m: Some(u64::MAX),
+        ..d.clone()
+    };
+    assert!(matches!(absurd.build(), Err(Error::Allocation { .. })));
+}
+
+#[test]
+fn filter_spec_unknown_field_in_toml() {
+    let e = toml::from_str::<FilterSpec>("kind = \"standard\"\nbogus = 1\n").unwrap_err();
+    assert!(e.to_string().contains("unknown field `bogus`"), "{e}");
+    let e = toml::from_str::<FilterSpec>("hash = \"md5\"\n").unwrap_err();
+    assert!(e.to_string().contains("unknown variant `md5`"), "{e}");
+}
+
+fn good_file() -> Vec<u8> {
+    let mut f = StandardBloom::with_rate(500, 0.01).unwrap();
+    f.insert_new(b"x");
+    persist::to_bytes(&f, &SaveOptions::default()).unwrap()
+}
+
+fn reseal(mut b: Vec<u8>) -> Vec<u8> {
+    let n = b.len() - 8;
+    let s = xxhash_rust::xxh3::xxh3_64(&b[..n]);
+    b[n..].copy_from_slice(&s.to_le_bytes());
+    b
+}
+
+fn load(b: &[u8]) -> Result<StandardBloom, Error> {
+    persist::from_bytes(b, &LoadOptions::new())
+}
+
+fn corrupt_with(b: &[u8], frag: &str) {
+    match load(b) {
+        Err(Error::Corrupt(m)) => assert!(m.contains(frag), "'{frag}' not in '{m}'"),
+        other => panic!("expected Corrupt('{frag}'), got {other:?}"),
+    }
+}
+
+#[test]
+fn load_missing_file() {
+    let e = persist::load_any("/nonexistent/f.bloom", &LoadOptions::new()).unwrap_err();
+    assert!(matches!(e, Error::Io { .. }), "{e}");
+}
+
+#[test]
+fn load_wrong_magic() {
+    corrupt_with(
+        b"PK\x03\x04 something else entirely",
+        "not a bloomlab filter file",
+    );
+}
+
+#[test]
+fn load_truncated() {
+    let b = good_file();
+    corrupt_with(&b[..30], "truncated");
+    corrupt_with(&b[..b.len() - 1], "truncated");
+}
+
+#[test]
+fn load_trailing_bytes() {
+    let mut b = good_file();
+    b.push(0);
+    corrupt_with(&b, "trailing bytes");
+}
+
+#[test]
+fn load_newer_version() {
+    let mut b = good_file();
+    b[8] = 9;
+    assert_eq!(
+        load(&b).unwrap_err(),
+        Error::UnsupportedVersion {
+            found: 9,
+            supported: 1
+        }
+    );
+}
+
+#[test]
+fn load_version_zero() {
+    let mut b = good_file();
+    b[8] = 0;
+    corrupt_with(&b, "version 0 does not exist");
+}
+
+#[test]
+fn load_checksum_mismatch() {
+    let mut b = good_file();
+    b[60] ^= 0x10;
+    corrupt_with(&b, "checksum mismatch");
+}
+
+#[test]
+fn load_unknown_ids() {
+    for (at, frag) in [
+        (10, "unknown filter kind code"),
+        (11, "unknown hash id code"),
+        (12, "unknown strategy id code"),
+        (13, "unknown key mode"),
+    ] {
+        let mut b = good_file();
+        b[at] = 0xEE;
+        corrupt_with(&reseal(b), frag);
+    }
+}
+
+#[test]
+fn load_reserved_bytes_set() {
+    let mut b = good_file();
+    b[14] = 1;
+    corrupt_with(&reseal(b), "reserved header bytes");
+}
+
+#[test]
+fn load_params_too_long() {
+    let mut b = good_file();
+    b[40..44].copy_from_slice(&5000u32.to_le_bytes());
+    corrupt_with(&b, "params length 5000 exceeds");
+}
+
+#[test]
+fn load_k_out_of_range() {
+    let mut b = good_file();
+    b[60..64].copy_from_slice(&0u32.to_le_bytes());
+    corrupt_with(&reseal(b), "k = 0, outside 1..=64");
+}
+
+#[test]
+fn load_m_zero() {
+    let mut b = good_file();
+    b[52..60].copy_from_slice(&0u64.to_le_bytes());
+    corrupt_with(&reseal(b), "m = 0 bits");
+}
+
+#[test]
+fn load_payload_length_disagrees_with_m() {
+    let mut b = good_file();
+    b[52..60].copy_from_slice(&100_000u64.to_le_bytes());
+    corrupt_with(&reseal(b), "payload is");
+}
+
+#[test]
+fn load_bits_past_m() {
+    let b = good_file();
+    let mut b2 = b.clone();
+    let last = b2.len() - 9;
+    b2[last] = 0xFF;
+    corrupt_with(&reseal(b2), "bits set past m");
+}
+
+#[test]
+fn load_guava_strategy_needs_whole_words() {
+    let f = StandardBloom::with_rate_and(
+        100,
+        0.01,
+        bloomlab::hash::Murmur3::default(),
+        AnyStrategy(StrategyId::Guava64),
+    )
+    .unwrap();
+    let mut b = persist::to_bytes(&f, &SaveOptions::default()).unwrap();
+    let m = u64::from_le_bytes(b[52..60].try_into().unwrap());
+    b[52..60].copy_from_slice(&(m - 1).to_le_bytes());
+    let e = persist::from_bytes_any(&reseal(b), &LoadOptions::new()).unwrap_err();
+    assert!(e.to_string().contains("needs a multiple of 64"), "{e}");
+}
+
+#[test]
+fn load_hash_mismatch() {
+    let e =
+        persist::from_bytes_any(&good_file(), &LoadOptions::new().hash(HashId::Sip24)).unwrap_err();
+    assert!(matches!(e, Error::Mismatch { what: "hash", .. }), "{e}");
+}
+
+#[test]
+fn load_strategy_mismatch() {
+    let e = persist::from_bytes_any(
+        &good_file(),
+        &LoadOptions::new().strategy(StrategyId::Guava32),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::Mismatch {
+                what: "strategy",
+                ..
+            }
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn load_kind_mismatch() {
+    let e = persist::from_bytes_any(&good_file(), &LoadOptions::new().kind(FilterKind::Counting))
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::Mismatch {
+                what: "filter kind",
+                ..
+            }
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn load_key_required_and_wrong_key() {
+    let f = StandardBloom::keyed(100, 0.01, [3; 16]).unwrap();
+    let b = persist::to_bytes(&f, &SaveOptions::default()).unwrap();
+    let e = persist::from_bytes_any(&b, &LoadOptions::new()).unwrap_err();
+    assert!(matches!(e, Error::KeyRequired { .. }), "{e}");
+    let e = persist::from_bytes_any(&b, &LoadOptions::new().key([4; 16])).unwrap_err();
+    assert!(matches!(e, Error::WrongKey { .. }), "{e}");
+}
+
+#[test]
+fn load_seed_wider_than_the_hash() {
+    let f = StandardBloom::with_rate_and(
+        100,
+        0.01,
+        bloomlab::hash::Murmur3::with_seed(1),
+        bloomlab::hash::Guava64,
+    )
+    .unwrap();
+    let mut b = persist::to_bytes(&f, &SaveOptions::default()).unwrap();
+    b[24] = 1; // k1 != 0
+    let km = [
+        u64::from_le_bytes(b[16..24].try_into().unwrap()),
+        u64::from_le_bytes(b[24..32].try_into().unwrap()),
+    ];
+    b[32..40].copy_from_slice(&persist::key_fingerprint(km).to_le_bytes());
+    let e = persist::from_bytes_any(&reseal(b), &LoadOptions::new()).unwrap_err();
+    assert!(e.to_string().contains("64-bit seed"), "{e}");
+}
