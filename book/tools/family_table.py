@@ -22,7 +22,7 @@ def pct(v):
     return f"{v * 100:.3f}%"
 
 
-head = ["setting", "filter", "items", "bits/key", "measured FPR", "95% CI", "model"] + details
+head = ["setting", "filter", "items", "heap bits/item", "measured FPR", "95% CI", "model"] + details
 print("| " + " | ".join(head) + " |")
 print("|---|---|---:|---:|---:|---|---:|" + "---:|" * len(details))
 for line in sys.stdin:
