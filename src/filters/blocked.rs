@@ -167,6 +167,7 @@ impl<H: ItemHasher> BlockedBloom<H> {
         self.sizing
     }
 
+    // ANCHOR: block_and_mask
     /// The block index and 512-bit mask of `item`.
     #[inline]
     #[must_use]
@@ -190,6 +191,7 @@ impl<H: ItemHasher> BlockedBloom<H> {
         }
         (block, mask)
     }
+    // ANCHOR_END: block_and_mask
 
     #[inline]
     fn probe(&self, block: usize, mask: &[u64; 8]) -> bool {

@@ -196,6 +196,7 @@ impl<H: ItemHasher, S: IndexStrategy> CountingBloom<H, S> {
         n
     }
 
+    // ANCHOR: insert_remove
     /// Insert `item`.
     #[inline]
     pub fn insert_item(&mut self, item: &[u8]) {
@@ -261,6 +262,7 @@ impl<H: ItemHasher, S: IndexStrategy> CountingBloom<H, S> {
         self.len = self.len.saturating_sub(1);
         Ok(())
     }
+    // ANCHOR_END: insert_remove
 
     /// The largest counter value.
     #[must_use]

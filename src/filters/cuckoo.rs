@@ -287,6 +287,7 @@ impl<H: ItemHasher> CuckooFilter<H> {
         &self.words
     }
 
+    // ANCHOR: index_alt
     /// Bucket index and fingerprint of `item`.
     #[inline]
     fn locate(&self, item: &[u8]) -> (u64, u64) {
@@ -300,6 +301,7 @@ impl<H: ItemHasher> CuckooFilter<H> {
     fn alt(&self, i: u64, fp: u64) -> u64 {
         (i ^ mix64(fp)) & self.mask
     }
+    // ANCHOR_END: index_alt
 
     #[inline]
     fn bucket_width(&self) -> u32 {
@@ -400,6 +402,7 @@ impl<H: ItemHasher> CuckooFilter<H> {
         mix64(self.rng)
     }
 
+    // ANCHOR: kick
     /// Evict and relocate, at most [`model::MAX_KICKS`] times; on failure undo every swap so the
     /// table is exactly as before.
     fn kick(&mut self, i1: u64, i2: u64, fp: u64) -> Result<()> {
@@ -433,6 +436,7 @@ impl<H: ItemHasher> CuckooFilter<H> {
             reason: "cuckoo table: no free slot within 500 kicks (table left unchanged)",
         })
     }
+    // ANCHOR_END: kick
 }
 
 impl<H: ItemHasher> Filter for CuckooFilter<H> {

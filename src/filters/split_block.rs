@@ -28,6 +28,7 @@ const XXH64_EMPTY_SEED0: u64 = 17_241_709_254_077_376_921;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SbBlock(pub [u32; 8]);
 
+// ANCHOR: mask
 /// The eight one-bit masks of a block for the low 32 bits of an item's hash: word i gets bit
 /// `(key · SALT[i]) >> 27` (32-bit wrapping multiply), as `Mask()` in the specification.
 #[inline]
@@ -39,6 +40,7 @@ pub fn mask(key: u32) -> [u32; 8] {
     }
     m
 }
+// ANCHOR_END: mask
 
 /// Apache Parquet's split block Bloom filter (SBBF), bit-compatible with the specification
 /// (parquet-format `BloomFilter.md`) when the hasher is XXH64 with seed 0 (the default):

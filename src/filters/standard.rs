@@ -128,6 +128,7 @@ impl<H: ItemHasher, S: IndexStrategy> StandardBloom<H, S> {
         })
     }
 
+    // ANCHOR: insert_query
     /// Insert `item`; returns true if at least one bit changed (the item was certainly new).
     #[inline]
     pub fn insert_new(&mut self, item: &[u8]) -> bool {
@@ -153,6 +154,7 @@ impl<H: ItemHasher, S: IndexStrategy> StandardBloom<H, S> {
         self.strategy
             .for_each_index(&self.hasher, item, self.k, bits.len(), |i| bits.get(i))
     }
+    // ANCHOR_END: insert_query
 
     /// The k bit positions of `item` (for teaching and debugging).
     #[must_use]

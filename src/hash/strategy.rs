@@ -16,9 +16,11 @@ use std::fmt::Debug;
 /// Generation in an Interval", ACM TOMACS 29(1)).
 #[inline]
 #[must_use]
+// ANCHOR: reduce
 pub fn reduce(h: u64, m: u64) -> u64 {
     ((u128::from(h) * u128::from(m)) >> 64) as u64
 }
+// ANCHOR_END: reduce
 
 /// Derives the k bit positions of an item.
 pub trait IndexStrategy: Clone + Copy + Send + Sync + Debug + Default + 'static {
@@ -71,6 +73,7 @@ fn add_mod(a: u64, b: u64, m: u64) -> u64 {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct DoubleHashing;
 
+// ANCHOR: double
 impl IndexStrategy for DoubleHashing {
     fn id(&self) -> StrategyId {
         StrategyId::Double
@@ -96,6 +99,7 @@ impl IndexStrategy for DoubleHashing {
         true
     }
 }
+// ANCHOR_END: double
 
 /// Dillinger & Manolios (2004), "Bloom Filters in Probabilistic Verification" (FMCAD), their
 /// *enhanced double hashing*: `g_i = h1 + i·h2 + (i³ − i)/6 (mod m)`, computed incrementally as
@@ -112,6 +116,7 @@ impl IndexStrategy for DoubleHashing {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct EnhancedDoubleHashing;
 
+// ANCHOR: enhanced_double
 impl IndexStrategy for EnhancedDoubleHashing {
     fn id(&self) -> StrategyId {
         StrategyId::EnhancedDouble
@@ -139,6 +144,7 @@ impl IndexStrategy for EnhancedDoubleHashing {
         true
     }
 }
+// ANCHOR_END: enhanced_double
 
 /// k independently seeded hash computations (seeds 0..k): the model the textbook formulas
 /// assume, at k times the hashing cost. The baseline the cheaper strategies are measured against.
@@ -180,6 +186,7 @@ fn round_up_to_words(m: u64) -> u64 {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Guava32;
 
+// ANCHOR: guava32
 impl IndexStrategy for Guava32 {
     fn id(&self) -> StrategyId {
         StrategyId::Guava32
@@ -212,6 +219,7 @@ impl IndexStrategy for Guava32 {
         true
     }
 }
+// ANCHOR_END: guava32
 
 /// Guava's `BloomFilterStrategies.MURMUR128_MITZ_64` (the default since Guava 15), bit for bit:
 /// `h1`, `h2` are the two 64-bit halves of murmur3_128; `combined` starts at `h1` and adds `h2`
@@ -219,6 +227,7 @@ impl IndexStrategy for Guava32 {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Guava64;
 
+// ANCHOR: guava64
 impl IndexStrategy for Guava64 {
     fn id(&self) -> StrategyId {
         StrategyId::Guava64
@@ -247,6 +256,7 @@ impl IndexStrategy for Guava64 {
         true
     }
 }
+// ANCHOR_END: guava64
 
 /// Any strategy, chosen at run time.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

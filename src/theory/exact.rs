@@ -81,6 +81,7 @@ pub fn fpr_exact_with_bound(m: u64, n: u64, k: u32) -> (f64, f64, ExactMethod) {
 }
 
 /// The stable recurrence; returns (P, dropped mass bound).
+// ANCHOR: recurrence
 fn recurrence(m: u64, t: u64, k: u32) -> (f64, f64) {
     let mf = m as f64;
     // dist[j] = Pr[X = lo + j]
@@ -132,6 +133,7 @@ fn recurrence(m: u64, t: u64, k: u32) -> (f64, f64) {
         dropped + (t as f64 + dist.len() as f64) * f64::EPSILON * p,
     )
 }
+// ANCHOR_END: recurrence
 
 /// The moment form; returns (P, rounding-error bound).
 fn moments(m: u64, t: u64, k: u32) -> (f64, f64) {

@@ -80,6 +80,7 @@ pub struct Sizing {
 ///
 /// # Errors
 /// Invalid `n` or `p`.
+// ANCHOR: optimal_bits
 pub fn optimal_bits(n: u64, p: f64) -> Result<u64> {
     check_n(n)?;
     check_p(p)?;
@@ -94,6 +95,7 @@ pub fn optimal_bits(n: u64, p: f64) -> Result<u64> {
     }
     Ok((m as u64).max(1))
 }
+// ANCHOR_END: optimal_bits
 
 /// Hash functions for `m` bits and `n` items, as Guava's `optimalNumOfHashFunctions`:
 /// `max(1, round(m/n · ln 2))`, capped at [`MAX_K`].
@@ -102,10 +104,12 @@ pub fn optimal_bits(n: u64, p: f64) -> Result<u64> {
 /// assert_eq!(bloomlab::theory::optimal_k(9_585_058, 1_000_000), 7);
 /// ```
 #[must_use]
+// ANCHOR: optimal_k
 pub fn optimal_k(m: u64, n: u64) -> u32 {
     let k = (m as f64 / n.max(1) as f64 * std::f64::consts::LN_2).round();
     (k as u32).clamp(1, MAX_K)
 }
+// ANCHOR_END: optimal_k
 
 /// The real-valued optimum k* = (m/n)·ln 2 (Broder & Mitzenmacher 2004, §2.1).
 #[must_use]
@@ -139,6 +143,7 @@ pub fn size_for(n: u64, p: f64) -> Result<Sizing> {
 /// assert!((p - 0.01).abs() < 0.0005);
 /// ```
 #[must_use]
+// ANCHOR: fpr_classic
 pub fn fpr_classic(m: u64, n: u64, k: u32) -> f64 {
     if m == 0 {
         return 1.0;
@@ -146,6 +151,7 @@ pub fn fpr_classic(m: u64, n: u64, k: u32) -> f64 {
     let x = -(f64::from(k) * n as f64 / m as f64);
     (-x.exp_m1()).powi(k as i32)
 }
+// ANCHOR_END: fpr_classic
 
 /// Bloom's own form `(1 − (1 − 1/m)^(kn))^k` (Bloom 1970, "Space/Time Trade-offs in Hash Coding
 /// with Allowable Errors", CACM 13(7)): the expected fill is exact, but treating the k probes of
