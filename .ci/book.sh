@@ -22,7 +22,9 @@ mdbook --version
 if [[ "${BOOK_SKIP_SYNC:-0}" != 1 ]]; then
     step "generated outputs and figures up to date (book/sync-results.sh --check)"
     cargo build --release --bin bloomlab
-    BLOOMLAB="${CARGO_TARGET_DIR:-$root/target}/release/bloomlab" book/sync-results.sh --check
+    # --quick: the slow measurements (strategies at m = 256, 40,000 filters) are not re-run here;
+    # tests/statistics.rs checks the same numbers in release.
+    BLOOMLAB="${CARGO_TARGET_DIR:-$root/target}/release/bloomlab" book/sync-results.sh --check --quick
 fi
 
 step "crate for mdbook test (target/book, one copy of every dependency)"
