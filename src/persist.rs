@@ -1850,6 +1850,19 @@ mod tests {
     }
 
     #[test]
+    fn a_blocked_file_counting_u64_scale_items_answers_its_model_at_once() {
+        // Fuzzing found this: len ≈ 1.1·10^19 in a blocked file made expected_fpr() walk a
+        // Poisson window billions of terms wide.
+        let f = BlockedBloom::with_bits(512, 13).unwrap();
+        let mut b = to_bytes(&f, &SaveOptions::default()).unwrap();
+        b[68..76].copy_from_slice(&10_898_148_156_873_113_620u64.to_le_bytes());
+        reseal(&mut b);
+        let g = from_bytes_any(&b, &LoadOptions::new()).unwrap();
+        assert_eq!(g.expected_fpr(), 1.0);
+        assert!(!g.details().is_empty());
+    }
+
+    #[test]
     fn a_saved_kind_is_refused_as_another() {
         let f = CuckooFilter::with_buckets(16, 8).unwrap();
         let b = to_bytes(&f, &SaveOptions::default()).unwrap();

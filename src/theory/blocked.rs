@@ -237,6 +237,12 @@ pub fn fpr_blocked_with(m: u64, n: u64, k: u32, block_bits: u64, inner: Inner) -
         return 1.0;
     }
     let lambda = n as f64 * block_bits as f64 / m as f64;
+    // Past 10^6 items per block (a filter file may say so) every block a query can land in
+    // holds, to f64 precision, so many items that all its bits are set: the rate is 1.0, and the
+    // Poisson window would be billions of terms wide (a hang found by fuzzing the loader).
+    if lambda > 1e6 && block_bits <= 4096 {
+        return 1.0;
+    }
     match inner {
         Inner::Classic => poisson_mixture(lambda, |i| inner_classic(block_bits, i, k)),
         Inner::Exact if block_bits == BLOCK_BITS && (1..=super::MAX_K).contains(&k) => {
