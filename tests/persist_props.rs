@@ -363,3 +363,29 @@ fn the_fuzz_seeds_are_valid_files_of_every_kind() {
     }
     assert_eq!(kinds.len(), FilterKind::ALL.len(), "{kinds:?}");
 }
+
+#[test]
+fn fuzz_regressions_load_or_refuse_and_answer_at_once() {
+    // fuzz/seeds/load_filter/regress-*: inputs that once crashed or hung the fuzz target (which
+    // loads, then calls expected_fpr, details and contains). Each must now load or be refused,
+    // and a loaded filter must answer without hanging (the split-block one declared ~10^16 items
+    // and made the Poisson mixture sum ~10^13 terms).
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/seeds/load_filter");
+    let mut seen = 0;
+    for e in std::fs::read_dir(dir).unwrap() {
+        let path = e.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !name.starts_with("regress-") {
+            continue;
+        }
+        seen += 1;
+        let b = std::fs::read(&path).unwrap();
+        if let Ok(f) = persist::from_bytes_any(&b, &LoadOptions::new().key([0x5a; 16])) {
+            let p = f.expected_fpr();
+            assert!((0.0..=1.0).contains(&p), "{name}: {p}");
+            let _ = f.details();
+            let _ = f.contains(b"probe");
+        }
+    }
+    assert!(seen >= 4, "regression seeds missing: {seen}");
+}

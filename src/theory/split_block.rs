@@ -53,7 +53,22 @@ pub fn fpr_split_block(m: u64, n: u64) -> f64 {
         return 1.0;
     }
     let lambda = n as f64 * BLOCK_BITS as f64 / m as f64;
+    // Beyond a million items per 256-bit block every word is full to f64 precision
+    // ((31/32)^1e6 underflows); summing the mixture there would take ~λ terms (a fuzzed file
+    // declaring ~10^16 items made it hang).
+    if lambda > 1e6 {
+        return 1.0;
+    }
     poisson_mixture(lambda, fpr_inner)
+}
+
+#[cfg(test)]
+mod huge_fill_tests {
+    #[test]
+    fn a_hugely_overfilled_filter_is_answered_at_once() {
+        assert_eq!(super::fpr_split_block(256, 11_000_000_000_000_000), 1.0);
+        assert_eq!(super::fpr_split_block(256 * 10, u64::MAX), 1.0);
+    }
 }
 
 /// Largest number of blocks: the block index `((h >> 32)·blocks) >> 32` reaches at most 2³².
