@@ -39,7 +39,10 @@ struct Row {
 
 fn main() {
     // criterion-style flags (`--bench`) are ignored; a positional argument filters by name.
-    let only: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let only: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
     let mut rows = Vec::new();
     for e in entries().into_iter().filter(|e| e.role != Role::Bench) {
         if !only.is_empty() && !only.iter().any(|o| e.name.contains(o.as_str())) {
@@ -70,7 +73,11 @@ fn main() {
             let mut config = s.describe();
             if e.name == "bloom2" {
                 let (_, bytes) = bloom2_size(n, P);
-                config = format!("KeyBytes{bytes} (m=2^{}, k={}); {config}", 8 * bytes, 8u32.div_ceil(bytes));
+                config = format!(
+                    "KeyBytes{bytes} (m=2^{}, k={}); {config}",
+                    8 * bytes,
+                    8u32.div_ceil(bytes)
+                );
             }
             let row = Row {
                 name: e.name.to_string(),
@@ -120,8 +127,19 @@ fn write(rows: &[Row]) {
     std::fs::create_dir_all(&dir).expect("create results/bench");
     let mut csv = csv::Writer::from_path(dir.join("accuracy.csv")).expect("accuracy.csv");
     csv.write_record([
-        "impl", "n", "target_fpr", "keys", "config", "bits_per_key", "false_negatives",
-        "absent_queries", "false_positives", "fpr", "fpr_ci_lo", "fpr_ci_hi", "verdict",
+        "impl",
+        "n",
+        "target_fpr",
+        "keys",
+        "config",
+        "bits_per_key",
+        "false_negatives",
+        "absent_queries",
+        "false_positives",
+        "fpr",
+        "fpr_ci_lo",
+        "fpr_ci_hi",
+        "verdict",
     ])
     .expect("csv");
     for r in rows {

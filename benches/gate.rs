@@ -67,14 +67,18 @@ fn insert(input: (Box<dyn Filter>, Vec<[u8; 8]>)) -> Box<dyn Filter> {
 #[bench::standard(args = (standard), setup = for_hit)]
 fn query_hit(input: (Box<dyn Filter>, Vec<[u8; 8]>)) -> usize {
     let (f, keys) = input;
-    keys.iter().filter(|k| f.contains(black_box(&k[..]))).count()
+    keys.iter()
+        .filter(|k| f.contains(black_box(&k[..])))
+        .count()
 }
 
 #[library_benchmark]
 #[bench::standard(args = (standard), setup = for_miss)]
 fn query_miss(input: (Box<dyn Filter>, Vec<[u8; 8]>)) -> usize {
     let (f, keys) = input;
-    keys.iter().filter(|k| f.contains(black_box(&k[..]))).count()
+    keys.iter()
+        .filter(|k| f.contains(black_box(&k[..])))
+        .count()
 }
 
 library_benchmark_group!(

@@ -7,7 +7,6 @@
 //! `$CARGO_TARGET_DIR/criterion`, else `target/criterion`.
 
 #[path = "common/settings.rs"]
-#[allow(dead_code)]
 mod settings;
 
 use plotters::prelude::*;
@@ -34,8 +33,17 @@ impl Est {
 
 type Results = BTreeMap<(String, String, String), Est>;
 
+/// A headline ratio: label, numerator (group, impl), denominator (group, impl).
+type Ratio = (
+    &'static str,
+    (&'static str, &'static str),
+    (&'static str, &'static str),
+);
+
 fn walk(dir: &Path, out: &mut Results) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
     for e in rd.flatten() {
         let p = e.path();
         if p.is_dir() {
@@ -62,12 +70,23 @@ fn read_one(dir: &Path, out: &mut Results) {
     let s = |v: &Value| v.as_str().unwrap_or("").to_string();
     let (group, func, value) = (s(&b["group_id"]), s(&b["function_id"]), s(&b["value_str"]));
     let (per_iter, bytes) = match &b["throughput"] {
-        Value::Object(t) if t.contains_key("Elements") => (t["Elements"].as_f64().unwrap_or(1.0), false),
+        Value::Object(t) if t.contains_key("Elements") => {
+            (t["Elements"].as_f64().unwrap_or(1.0), false)
+        }
         Value::Object(t) if t.contains_key("Bytes") => (t["Bytes"].as_f64().unwrap_or(1.0), true),
         _ => (1.0, false),
     };
-    let Some(median_ns) = e["median"]["point_estimate"].as_f64() else { return };
-    out.insert((group, func, value), Est { median_ns, per_iter, bytes });
+    let Some(median_ns) = e["median"]["point_estimate"].as_f64() else {
+        return;
+    };
+    out.insert(
+        (group, func, value),
+        Est {
+            median_ns,
+            per_iter,
+            bytes,
+        },
+    );
 }
 
 fn machine() -> String {
@@ -84,7 +103,10 @@ fn machine() -> String {
         let d = format!("/sys/devices/system/cpu/cpu0/cache/index{i}");
         let r = |f: &str| std::fs::read_to_string(format!("{d}/{f}")).map(|s| s.trim().to_string());
         if let (Ok(l), Ok(t), Ok(sz)) = (r("level"), r("type"), r("size")) {
-            caches.push(format!("L{l} {} {sz}", if t == "Unified" { "" } else { &t[..1] }));
+            caches.push(format!(
+                "L{l} {} {sz}",
+                if t == "Unified" { "" } else { &t[..1] }
+            ));
         }
     }
     let rustc = std::process::Command::new("rustc")
@@ -99,7 +121,8 @@ fn machine() -> String {
         .next()
         .unwrap_or("")
         .to_string();
-    let run = std::fs::read_to_string(settings::criterion_dir().join("bloomlab-run.txt")).unwrap_or_default();
+    let run = std::fs::read_to_string(settings::criterion_dir().join("bloomlab-run.txt"))
+        .unwrap_or_default();
     format!(
         "- CPU: {} ({cpus} logical CPUs visible), caches: {}\n- {}\n- kernel {}, {}\n- {}\n",
         field("model name"),
@@ -135,10 +158,16 @@ fn main() {
     let mut res = Results::new();
     walk(&dir, &mut res);
     if res.is_empty() {
-        eprintln!("no criterion results under {} — run `cargo bench --bench bench` first", dir.display());
+        eprintln!(
+            "no criterion results under {} — run `cargo bench --bench bench` first",
+            dir.display()
+        );
         std::process::exit(1);
     }
-    let get = |g: &str, f: &str, v: &str| res.get(&(g.into(), f.into(), v.into())).map(Est::ns_per_elem);
+    let get = |g: &str, f: &str, v: &str| {
+        res.get(&(g.into(), f.into(), v.into()))
+            .map(Est::ns_per_elem)
+    };
     let sizes: BTreeSet<u64> = res
         .keys()
         .filter(|k| k.0 == "query_hit" || k.0 == "floor")
@@ -176,7 +205,9 @@ fn main() {
          | n | filter bytes | 1 line ns/key | 7 lines ns/key |\n|---:|---:|---:|---:|"
     );
     for &n in &sizes {
-        let m = bloomlab::theory::size_for(n, settings::P).map(|s| s.m / 8).unwrap_or(0);
+        let m = bloomlab::theory::size_for(n, settings::P)
+            .map(|s| s.m / 8)
+            .unwrap_or(0);
         let _ = writeln!(
             md,
             "| {n} | {m} | {} | {} |",
@@ -237,26 +268,86 @@ fn main() {
     let _ = writeln!(
         md,
         "| ratio | {} |\n|---|{}",
-        sizes.iter().map(|n| format!("n={n}")).collect::<Vec<_>>().join(" | "),
+        sizes
+            .iter()
+            .map(|n| format!("n={n}"))
+            .collect::<Vec<_>>()
+            .join(" | "),
         sizes.iter().map(|_| "---:|").collect::<String>()
     );
-    let lines: Vec<(String, Box<dyn Fn(&str) -> String>)> = vec![
-        ("insert: bloomlab-standard / fastbloom".into(), Box::new(|n: &str| ratio(get("insert", "bloomlab-standard", n), get("insert", "fastbloom", n)))),
-        ("query_hit: bloomlab-standard / fastbloom".into(), Box::new(|n: &str| ratio(get("query_hit", "bloomlab-standard", n), get("query_hit", "fastbloom", n)))),
-        ("query_miss: bloomlab-standard / fastbloom".into(), Box::new(|n: &str| ratio(get("query_miss", "bloomlab-standard", n), get("query_miss", "fastbloom", n)))),
-        ("insert: bloomlab-standard-sip13 / fastbloom (same hash family)".into(), Box::new(|n: &str| ratio(get("insert", "bloomlab-standard-sip13", n), get("insert", "fastbloom", n)))),
-        ("query_hit: bloomlab-standard-sip13 / fastbloom".into(), Box::new(|n: &str| ratio(get("query_hit", "bloomlab-standard-sip13", n), get("query_hit", "fastbloom", n)))),
-        ("query_miss: bloomlab-standard-sip13 / fastbloom".into(), Box::new(|n: &str| ratio(get("query_miss", "bloomlab-standard-sip13", n), get("query_miss", "fastbloom", n)))),
-        ("query_hit: batch / single (bloomlab-standard)".into(), Box::new(|n: &str| ratio(get("query_hit", "bloomlab-standard-batch", n), get("query_hit", "bloomlab-standard", n)))),
-        ("query_miss: batch / single (bloomlab-standard)".into(), Box::new(|n: &str| ratio(get("query_miss", "bloomlab-standard-batch", n), get("query_miss", "bloomlab-standard", n)))),
-        ("query_hit single / 1-line floor".into(), Box::new(|n: &str| ratio(get("query_hit", "bloomlab-standard", n), get("floor", "random-cache-line", n)))),
-        ("query_hit batch / 1-line floor".into(), Box::new(|n: &str| ratio(get("query_hit", "bloomlab-standard-batch", n), get("floor", "random-cache-line", n)))),
-        ("query_hit batch / 7-line floor".into(), Box::new(|n: &str| ratio(get("query_hit", "bloomlab-standard-batch", n), get("floor", "7-random-cache-lines", n)))),
-        ("query_miss single / 1-line floor".into(), Box::new(|n: &str| ratio(get("query_miss", "bloomlab-standard", n), get("floor", "random-cache-line", n)))),
-        ("query_miss batch / 1-line floor".into(), Box::new(|n: &str| ratio(get("query_miss", "bloomlab-standard-batch", n), get("floor", "random-cache-line", n)))),
+    // (label, numerator (group, impl), denominator (group, impl)) at each n.
+    let lines: [Ratio; 13] = [
+        (
+            "insert: bloomlab-standard / fastbloom",
+            ("insert", "bloomlab-standard"),
+            ("insert", "fastbloom"),
+        ),
+        (
+            "query_hit: bloomlab-standard / fastbloom",
+            ("query_hit", "bloomlab-standard"),
+            ("query_hit", "fastbloom"),
+        ),
+        (
+            "query_miss: bloomlab-standard / fastbloom",
+            ("query_miss", "bloomlab-standard"),
+            ("query_miss", "fastbloom"),
+        ),
+        (
+            "insert: bloomlab-standard-sip13 / fastbloom (same hash family)",
+            ("insert", "bloomlab-standard-sip13"),
+            ("insert", "fastbloom"),
+        ),
+        (
+            "query_hit: bloomlab-standard-sip13 / fastbloom",
+            ("query_hit", "bloomlab-standard-sip13"),
+            ("query_hit", "fastbloom"),
+        ),
+        (
+            "query_miss: bloomlab-standard-sip13 / fastbloom",
+            ("query_miss", "bloomlab-standard-sip13"),
+            ("query_miss", "fastbloom"),
+        ),
+        (
+            "query_hit: batch / single (bloomlab-standard)",
+            ("query_hit", "bloomlab-standard-batch"),
+            ("query_hit", "bloomlab-standard"),
+        ),
+        (
+            "query_miss: batch / single (bloomlab-standard)",
+            ("query_miss", "bloomlab-standard-batch"),
+            ("query_miss", "bloomlab-standard"),
+        ),
+        (
+            "query_hit single / 1-line floor",
+            ("query_hit", "bloomlab-standard"),
+            ("floor", "random-cache-line"),
+        ),
+        (
+            "query_hit batch / 1-line floor",
+            ("query_hit", "bloomlab-standard-batch"),
+            ("floor", "random-cache-line"),
+        ),
+        (
+            "query_hit batch / 7-line floor",
+            ("query_hit", "bloomlab-standard-batch"),
+            ("floor", "7-random-cache-lines"),
+        ),
+        (
+            "query_miss single / 1-line floor",
+            ("query_miss", "bloomlab-standard"),
+            ("floor", "random-cache-line"),
+        ),
+        (
+            "query_miss batch / 1-line floor",
+            ("query_miss", "bloomlab-standard-batch"),
+            ("floor", "random-cache-line"),
+        ),
     ];
-    for (label, f) in &lines {
-        let cells: Vec<String> = sizes.iter().map(|n| f(&n.to_string())).collect();
+    for (label, (ga, ia), (gb, ib)) in lines {
+        let cells: Vec<String> = sizes
+            .iter()
+            .map(|n| ratio(get(ga, ia, &n.to_string()), get(gb, ib, &n.to_string())))
+            .collect();
         let _ = writeln!(md, "| {label} | {} |", cells.join(" | "));
     }
 
@@ -278,7 +369,11 @@ fn main() {
 }
 
 fn hash_tables(res: &Results, md: &mut String) {
-    let hashes: BTreeSet<&str> = res.keys().filter(|k| k.0 == "hash").map(|k| k.1.as_str()).collect();
+    let hashes: BTreeSet<&str> = res
+        .keys()
+        .filter(|k| k.0 == "hash")
+        .map(|k| k.1.as_str())
+        .collect();
     if !hashes.is_empty() {
         let lens = [8, 16, 64, 256];
         let _ = writeln!(
@@ -291,11 +386,16 @@ fn hash_tables(res: &Results, md: &mut String) {
             let cells: Vec<String> = lens
                 .iter()
                 .map(|l| {
-                    res.get(&("hash".into(), h.into(), l.to_string())).map_or("–".into(), |e| {
-                        let ns_per_byte = e.ns_per_elem();
-                        debug_assert!(e.bytes);
-                        format!("{:.2} ({})", 1.0 / ns_per_byte, fmt_ns(ns_per_byte * f64::from(*l)))
-                    })
+                    res.get(&("hash".into(), h.into(), l.to_string()))
+                        .map_or("–".into(), |e| {
+                            let ns_per_byte = e.ns_per_elem();
+                            debug_assert!(e.bytes);
+                            format!(
+                                "{:.2} ({})",
+                                1.0 / ns_per_byte,
+                                fmt_ns(ns_per_byte * f64::from(*l))
+                            )
+                        })
                 })
                 .collect();
             let _ = writeln!(md, "| {h} | {} |", cells.join(" | "));
@@ -313,8 +413,12 @@ fn hash_tables(res: &Results, md: &mut String) {
              | strategy | positions only | xxh3 + positions |\n|---|---:|---:|"
         );
         for s in strategies {
-            let a = res.get(&("index".into(), s.clone(), "k7".into())).map(Est::ns_per_elem);
-            let b = res.get(&("index".into(), format!("{s}+xxh3"), "k7".into())).map(Est::ns_per_elem);
+            let a = res
+                .get(&("index".into(), s.clone(), "k7".into()))
+                .map(Est::ns_per_elem);
+            let b = res
+                .get(&("index".into(), format!("{s}+xxh3"), "k7".into()))
+                .map(Est::ns_per_elem);
             let _ = writeln!(
                 md,
                 "| {s} | {} | {} |",
@@ -329,7 +433,10 @@ fn hash_tables(res: &Results, md: &mut String) {
 fn configurations(md: &mut String) {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("results/bench/accuracy.csv");
     let Ok(mut r) = csv::Reader::from_path(&p) else {
-        let _ = writeln!(md, "\n## Configurations\n\n(run `cargo bench --bench audit` for this table)");
+        let _ = writeln!(
+            md,
+            "\n## Configurations\n\n(run `cargo bench --bench audit` for this table)"
+        );
         return;
     };
     let _ = writeln!(
@@ -368,8 +475,18 @@ fn plot(res: &Results, sizes: &BTreeSet<u64>, order: &[String], out: &Path) {
     .expect("register DejaVu Sans");
     let svg = out.join("cache-cliff.svg");
     let png = out.join("cache-cliff.png");
-    draw(SVGBackend::new(&svg, (1280, 560)).into_drawing_area(), res, sizes, order);
-    draw(BitMapBackend::new(&png, (1280, 560)).into_drawing_area(), res, sizes, order);
+    draw(
+        SVGBackend::new(&svg, (1280, 560)).into_drawing_area(),
+        res,
+        sizes,
+        order,
+    );
+    draw(
+        BitMapBackend::new(&png, (1280, 560)).into_drawing_area(),
+        res,
+        sizes,
+        order,
+    );
 }
 
 fn draw<DB: DrawingBackend>(
@@ -381,7 +498,10 @@ fn draw<DB: DrawingBackend>(
     DB::ErrorType: 'static,
 {
     root.fill(&WHITE).expect("fill");
-    let get = |g: &str, f: &str, n: u64| res.get(&(g.into(), f.into(), n.to_string())).map(Est::ns_per_elem);
+    let get = |g: &str, f: &str, n: u64| {
+        res.get(&(g.into(), f.into(), n.to_string()))
+            .map(Est::ns_per_elem)
+    };
     let (lo_n, hi_n) = (
         *sizes.first().unwrap_or(&10_000) as f64 / 2.0,
         *sizes.last().unwrap_or(&100_000_000) as f64 * 2.0,
@@ -396,7 +516,10 @@ fn draw<DB: DrawingBackend>(
     let panels = root.split_evenly((1, 2));
     for (area, op) in panels.iter().zip(["query_hit", "query_miss"]) {
         let mut chart = ChartBuilder::on(area)
-            .caption(format!("{op}: ns per query vs n keys (p = 1%)"), ("sans-serif", 20))
+            .caption(
+                format!("{op}: ns per query vs n keys (p = 1%)"),
+                ("sans-serif", 20),
+            )
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(56)
@@ -411,24 +534,43 @@ fn draw<DB: DrawingBackend>(
             .draw()
             .expect("mesh");
         for (idx, name) in order.iter().enumerate() {
-            let pts: Vec<(f64, f64)> = sizes.iter().filter_map(|&n| get(op, name, n).map(|t| (n as f64, t))).collect();
+            let pts: Vec<(f64, f64)> = sizes
+                .iter()
+                .filter_map(|&n| get(op, name, n).map(|t| (n as f64, t)))
+                .collect();
             if pts.is_empty() {
                 continue;
             }
             let color = Palette99::pick(idx).to_rgba();
-            let width = if name == "bloomlab-standard" || name == "bloomlab-standard-batch" { 3 } else { 1 };
+            let width = if name == "bloomlab-standard" || name == "bloomlab-standard-batch" {
+                3
+            } else {
+                1
+            };
             chart
                 .draw_series(LineSeries::new(pts.clone(), color.stroke_width(width)))
                 .expect("line")
                 .label(name.as_str())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2)));
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
+                });
             chart
                 .draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))
                 .expect("points");
         }
-        for (f, label) in [("random-cache-line", "floor: 1 random line"), ("7-random-cache-lines", "floor: 7 random lines")] {
-            let pts: Vec<(f64, f64)> = sizes.iter().filter_map(|&n| get("floor", f, n).map(|t| (n as f64, t))).collect();
-            let style = if f.starts_with('7') { BLACK.mix(0.45).stroke_width(2) } else { BLACK.stroke_width(2) };
+        for (f, label) in [
+            ("random-cache-line", "floor: 1 random line"),
+            ("7-random-cache-lines", "floor: 7 random lines"),
+        ] {
+            let pts: Vec<(f64, f64)> = sizes
+                .iter()
+                .filter_map(|&n| get("floor", f, n).map(|t| (n as f64, t)))
+                .collect();
+            let style = if f.starts_with('7') {
+                BLACK.mix(0.45).stroke_width(2)
+            } else {
+                BLACK.stroke_width(2)
+            };
             chart
                 .draw_series(LineSeries::new(pts, style))
                 .expect("floor")

@@ -71,7 +71,9 @@ pub enum Error {
         valid: String,
     },
     /// A filter of this size cannot be allocated.
-    #[error("cannot allocate {bytes} bytes for the filter: m is too large for this machine (choose a smaller m or a larger p)")]
+    #[error(
+        "cannot allocate {bytes} bytes for the filter: m is too large for this machine (choose a smaller m or a larger p)"
+    )]
     Allocation {
         /// Bytes that were requested.
         bytes: u128,

@@ -17,7 +17,11 @@ pub fn sizes() -> Vec<u64> {
     match std::env::var("BLOOMLAB_BENCH_SIZES") {
         Ok(s) => s
             .split(',')
-            .map(|x| x.trim().parse().expect("BLOOMLAB_BENCH_SIZES: comma-separated integers"))
+            .map(|x| {
+                x.trim()
+                    .parse()
+                    .expect("BLOOMLAB_BENCH_SIZES: comma-separated integers")
+            })
             .collect(),
         Err(_) => vec![10_000, 1_000_000, 100_000_000],
     }
@@ -43,10 +47,20 @@ pub fn filters() -> Vec<String> {
             // Options that take a value: skip it.
             if matches!(
                 a.as_str(),
-                "--save-baseline" | "--baseline" | "--load-baseline" | "--measurement-time"
-                    | "--warm-up-time" | "--sample-size" | "--noise-threshold"
-                    | "--significance-level" | "--confidence-level" | "--nresamples"
-                    | "--profile-time" | "--plotting-backend" | "--output-format" | "--color"
+                "--save-baseline"
+                    | "--baseline"
+                    | "--load-baseline"
+                    | "--measurement-time"
+                    | "--warm-up-time"
+                    | "--sample-size"
+                    | "--noise-threshold"
+                    | "--significance-level"
+                    | "--confidence-level"
+                    | "--nresamples"
+                    | "--profile-time"
+                    | "--plotting-backend"
+                    | "--output-format"
+                    | "--color"
                     | "--format"
             ) {
                 args.next();

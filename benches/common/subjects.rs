@@ -13,6 +13,8 @@
 //! pointers): the only dynamic call is one per batch.
 
 #![allow(dead_code)]
+// The `|n, p| Type::with_rate(n, p)` closures are the documented one-line pattern.
+#![allow(clippy::redundant_closure)]
 
 use bloomlab::hash::{EnhancedDoubleHashing, Sip13, Xxh3};
 use bloomlab::{Filter, StandardBloom};
@@ -240,7 +242,8 @@ fn batch_count<F: Filter>(f: &F, keys: &[u64]) -> usize {
     const B: usize = 64;
     let mut hits = 0;
     for chunk in keys.chunks(B) {
-        let bytes: [[u8; 8]; B] = std::array::from_fn(|i| chunk.get(i).map_or([0; 8], |k| k.to_le_bytes()));
+        let bytes: [[u8; 8]; B] =
+            std::array::from_fn(|i| chunk.get(i).map_or([0; 8], |k| k.to_le_bytes()));
         let items: [&[u8]; B] = std::array::from_fn(|i| &bytes[i][..]);
         let mut out = [false; B];
         f.contains_batch(&items[..chunk.len()], &mut out[..chunk.len()]);
@@ -269,9 +272,11 @@ const BLOOMFILTER_SEED: [u8; 32] = {
 /// since the crate exposes no size accessor.
 fn growable_bytes(g: &growable_bloom_filter::GrowableBloom) -> u64 {
     let v = serde_json::to_value(g).expect("serialize");
-    v["b"]
-        .as_array()
-        .map_or(0, |a| a.iter().map(|b| b["b"].as_array().map_or(0, |x| x.len() as u64)).sum())
+    v["b"].as_array().map_or(0, |a| {
+        a.iter()
+            .map(|b| b["b"].as_array().map_or(0, |x| x.len() as u64))
+            .sum()
+    })
 }
 
 /// Heap bytes of a `HashSet<u64>` (hashbrown: power-of-two buckets of 8 bytes + 1 control byte
@@ -281,7 +286,11 @@ fn hashset_bytes(s: &HashSet<u64>) -> u64 {
     if cap == 0 {
         return 0;
     }
-    let buckets = if cap < 8 { (cap + 1).next_power_of_two() } else { (cap * 8 / 7).next_power_of_two() };
+    let buckets = if cap < 8 {
+        (cap + 1).next_power_of_two()
+    } else {
+        (cap * 8 / 7).next_power_of_two()
+    };
     buckets * 9 + 16
 }
 
@@ -304,7 +313,12 @@ fn sbbf_bits_per_key(p: f64) -> usize {
 /// `(1 − e^(−kn/m))^k` reaches p — what a user would read off its documentation.
 pub fn bloom2_size(n: u64, p: f64) -> (bloom2::FilterSize, u32) {
     use bloom2::FilterSize::*;
-    for (fs, s) in [(KeyBytes1, 1u32), (KeyBytes2, 2), (KeyBytes3, 3), (KeyBytes4, 4)] {
+    for (fs, s) in [
+        (KeyBytes1, 1u32),
+        (KeyBytes2, 2),
+        (KeyBytes3, 3),
+        (KeyBytes4, 4),
+    ] {
         let m = 2f64.powi(8 * s as i32);
         let k = f64::from(8u32.div_ceil(s));
         if (1.0 - (-k * n as f64 / m).exp()).powf(k) <= p {
@@ -318,8 +332,12 @@ pub fn bloom2_size(n: u64, p: f64) -> (bloom2::FilterSize, u32) {
 pub fn entries() -> Vec<Entry> {
     vec![
         // ---- bloomlab (default hash xxh3, enhanced double hashing) ----
-        lab!("bloomlab-standard", Both, |n, p| StandardBloom::with_rate(n, p)),
-        lab_batch!("bloomlab-standard-batch", Bench, |n, p| StandardBloom::with_rate(n, p)),
+        lab!("bloomlab-standard", Both, |n, p| StandardBloom::with_rate(
+            n, p
+        )),
+        lab_batch!("bloomlab-standard-batch", Bench, |n, p| {
+            StandardBloom::with_rate(n, p)
+        }),
         // Same hash family as fastbloom's default (SipHash-1-3, see benches/README.md).
         lab!("bloomlab-standard-sip13", Both, |n, p| {
             StandardBloom::with_rate_and(n, p, Sip13::keyed(1, 2), EnhancedDoubleHashing)
@@ -331,22 +349,35 @@ pub fn entries() -> Vec<Entry> {
             "fastbloom",
             "u64 via Hash",
             Role::Both,
-            |n, p| fastbloom::BloomFilter::with_false_pos(p).seed(&SEED).expected_items(n as usize),
+            |n, p| {
+                fastbloom::BloomFilter::with_false_pos(p)
+                    .seed(&SEED)
+                    .expected_items(n as usize)
+            },
             |f, keys| {
                 for k in keys {
                     f.insert(k);
                 }
             },
             |f, keys| count(f, keys, |f, k| f.contains(&k)),
-            |f| (f.num_bits() as u64, format!("m={} k={} hash=sip13-64", f.num_bits(), f.num_hashes())),
+            |f| {
+                (
+                    f.num_bits() as u64,
+                    format!("m={} k={} hash=sip13-64", f.num_bits(), f.num_hashes()),
+                )
+            },
         ),
         dynamic(
             "bloomfilter",
             "u64 via Hash",
             Role::Both,
             |n, p| {
-                bloomfilter::Bloom::<u64>::new_for_fp_rate_with_seed(n as usize, p, &BLOOMFILTER_SEED)
-                    .expect("bloomfilter")
+                bloomfilter::Bloom::<u64>::new_for_fp_rate_with_seed(
+                    n as usize,
+                    p,
+                    &BLOOMFILTER_SEED,
+                )
+                .expect("bloomfilter")
             },
             |f, keys| {
                 for k in keys {
@@ -354,7 +385,16 @@ pub fn entries() -> Vec<Entry> {
                 }
             },
             |f, keys| count(f, keys, |f, k| f.check(&k)),
-            |f| (f.len(), format!("m={} k={} hash=2x sip13", f.len(), f.number_of_hash_functions())),
+            |f| {
+                (
+                    f.len(),
+                    format!(
+                        "m={} k={} hash=2x sip13",
+                        f.len(),
+                        f.number_of_hash_functions()
+                    ),
+                )
+            },
         ),
         dynamic(
             "growable-bloom-filter",
@@ -369,7 +409,12 @@ pub fn entries() -> Vec<Entry> {
             |f, keys| count(f, keys, |f, k| f.contains(k)),
             |f| {
                 let b = growable_bytes(f) * 8;
-                (b, format!("partitioned, est_insertions=n, tightening 0.8515625 (default), {b} bits"))
+                (
+                    b,
+                    format!(
+                        "partitioned, est_insertions=n, tightening 0.8515625 (default), {b} bits"
+                    ),
+                )
             },
         ),
         dynamic(
@@ -390,7 +435,12 @@ pub fn entries() -> Vec<Entry> {
             |f, keys| count(f, keys, |f, k| f.contains(&k)),
             |f| {
                 let b = f.memory_usage() as u64 * 8;
-                (b, format!("capacity=n (rounded to 2^k slots), 8-bit fingerprints, buckets of 4, {b} bits"))
+                (
+                    b,
+                    format!(
+                        "capacity=n (rounded to 2^k slots), 8-bit fingerprints, buckets of 4, {b} bits"
+                    ),
+                )
             },
         ),
         fixed(
@@ -414,10 +464,17 @@ pub fn entries() -> Vec<Entry> {
                     f.insert_hash(xxhash_rust::xxh3::xxh3_64(&k.to_le_bytes()));
                 }
             },
-            |f, keys| count(f, keys, |f, k| f.contains_hash(xxhash_rust::xxh3::xxh3_64(&k.to_le_bytes()))),
+            |f, keys| {
+                count(f, keys, |f, k| {
+                    f.contains_hash(xxhash_rust::xxh3::xxh3_64(&k.to_le_bytes()))
+                })
+            },
             |f| {
                 let b = f.as_bytes().len() as u64 * 8;
-                (b, format!("11 bits/key requested (Parquet: 10.5 for 1%), {b} bits"))
+                (
+                    b,
+                    format!("11 bits/key requested (Parquet: 10.5 for 1%), {b} bits"),
+                )
             },
         ),
         dynamic(
@@ -433,7 +490,10 @@ pub fn entries() -> Vec<Entry> {
             |f, keys| count(f, keys, |f, k| f.contains(&k)),
             |f| {
                 let b = hashset_bytes(f) * 8;
-                (b, format!("std HashSet<u64> (SipHash-1-3, random keys), exact, {b} bits"))
+                (
+                    b,
+                    format!("std HashSet<u64> (SipHash-1-3, random keys), exact, {b} bits"),
+                )
             },
         ),
         // ---- audit only: known to miss their targets ----
@@ -448,7 +508,12 @@ pub fn entries() -> Vec<Entry> {
                 }
             },
             |f, keys| count(f, keys, |f, k| bloom::ASMS::contains(f, &k)),
-            |f| (f.num_bits() as u64, format!("m={} k={} (with_rate, f32)", f.num_bits(), f.num_hashes())),
+            |f| {
+                (
+                    f.num_bits() as u64,
+                    format!("m={} k={} (with_rate, f32)", f.num_bits(), f.num_hashes()),
+                )
+            },
         ),
         dynamic(
             "bloom2",
@@ -467,7 +532,12 @@ pub fn entries() -> Vec<Entry> {
             |f, keys| count(f, keys, |f, k| f.contains(&k)),
             |f| {
                 let b = f.byte_size() as u64 * 8;
-                (b, format!("FilterSize picked by classic formula (see audit), compressed bitmap, {b} bits"))
+                (
+                    b,
+                    format!(
+                        "FilterSize picked by classic formula (see audit), compressed bitmap, {b} bits"
+                    ),
+                )
             },
         ),
     ]

@@ -62,7 +62,10 @@ fn hashes(c: &mut Criterion) {
     one_hash(c, Fnv1a::with_seed(1), &mut seen);
     one_hash(c, Weak::with_seed(1), &mut seen);
     let missing: Vec<_> = HashId::ALL.iter().filter(|h| !seen.contains(h)).collect();
-    assert!(missing.is_empty(), "hash group misses {missing:?}: add them above");
+    assert!(
+        missing.is_empty(),
+        "hash group misses {missing:?}: add them above"
+    );
 }
 
 /// A hasher for items that already are a 128-bit hash (16 bytes: lo, hi little-endian): the
@@ -115,7 +118,13 @@ fn one_strategy<S: IndexStrategy>(c: &mut Criterion, s: S, m: u64) {
 }
 
 #[inline]
-fn run_strategy<S: IndexStrategy, H: ItemHasher>(s: S, h: &H, data: &[u8], len: usize, m: u64) -> u64 {
+fn run_strategy<S: IndexStrategy, H: ItemHasher>(
+    s: S,
+    h: &H,
+    data: &[u8],
+    len: usize,
+    m: u64,
+) -> u64 {
     let mut acc = 0u64;
     for item in data.chunks_exact(len) {
         s.for_each_index(h, item, 7, m, |i| {

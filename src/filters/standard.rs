@@ -3,12 +3,33 @@
 use crate::bits::BitVec;
 use crate::error::{Error, Result};
 use crate::filter::{Filter, FilterKind};
-use crate::hash::{EnhancedDoubleHashing, HashId, IndexStrategy, ItemHasher, StrategyId, Xxh3};
+use crate::hash::{
+    EnhancedDoubleHashing, Hash128, HashId, IndexStrategy, ItemHasher, StrategyId, Xxh3,
+};
 use crate::theory;
+
+/// Replays a hash computed earlier, so a strategy derives positions from it without hashing the
+/// item again (batched queries). Only the double-hashing strategies are batched, and they call
+/// `hash128` alone.
+#[derive(Debug, Clone, Copy)]
+struct Replay(Hash128, HashId);
+
+impl ItemHasher for Replay {
+    fn id(&self) -> HashId {
+        self.1
+    }
+    #[inline]
+    fn hash128(&self, _: &[u8]) -> Hash128 {
+        self.0
+    }
+    fn hash64_seeded(&self, _: &[u8], seed: u64) -> u64 {
+        crate::hash::mix64(self.0.lo ^ seed)
+    }
+}
 
 /// Items per chunk of [`Filter::contains_batch`]: enough independent loads per round to fill the
 /// CPU's miss buffers (10–20 on current x86), small enough that the positions stay in L1.
-pub const BATCH_CHUNK: usize = 32;
+pub const BATCH_CHUNK: usize = 16;
 
 /// The largest k the batched query handles round by round (larger k: one item at a time).
 pub const BATCH_MAX_K: usize = 16;
@@ -245,42 +266,64 @@ impl<H: ItemHasher, S: IndexStrategy> Filter for StandardBloom<H, S> {
             return;
         }
         let m = self.bits.len();
+        let id = self.hasher.id();
+        let mut hashes = [Hash128::default(); BATCH_CHUNK];
         let mut pos = [0u64; BATCH_CHUNK * BATCH_MAX_K];
-        let mut live = [0usize; BATCH_CHUNK];
+        let mut lists = [[0usize; BATCH_CHUNK]; 2];
         for (items, out) in items[..n]
             .chunks(BATCH_CHUNK)
             .zip(out[..n].chunks_mut(BATCH_CHUNK))
         {
-            // (1) every position of every item of the chunk; item j's in pos[j*MAX_K..][..k].
+            // (1) hash every item of the chunk and derive its first position only.
             for (j, it) in items.iter().enumerate() {
-                let row = &mut pos[j * BATCH_MAX_K..(j + 1) * BATCH_MAX_K];
-                let mut r = 0;
-                self.strategy
-                    .for_each_index(&self.hasher, it, self.k, m, |i| {
-                        row[r] = i;
-                        r += 1;
-                        true
-                    });
+                let h = self.hasher.hash128(it);
+                hashes[j] = h;
+                self.strategy.for_each_index(&Replay(h, id), it, 1, m, |i| {
+                    pos[j * k] = i;
+                    false
+                });
             }
-            // (2) round r keeps the items whose first r+1 bits are all set.
+            // (2) round 0 over every item, then the rest of the positions for the survivors
+            // only (about half of the absent items die here), then rounds 1..k. Round r keeps
+            // the items whose first r+1 bits are all set; survivors go to the other list (double
+            // buffer), so no load waits on a store to the list it reads.
             let mut alive = items.len();
-            for (j, l) in live[..alive].iter_mut().enumerate() {
+            for (j, l) in lists[0][..alive].iter_mut().enumerate() {
                 *l = j;
             }
+            let mut src = 0;
             for r in 0..k {
+                if r == 1 {
+                    for &j in &lists[src][..alive] {
+                        let row = &mut pos[j * k..(j + 1) * k];
+                        let mut t = 0;
+                        self.strategy
+                            .for_each_index(&Replay(hashes[j], id), &[], self.k, m, |i| {
+                                row[t] = i;
+                                t += 1;
+                                true
+                            });
+                    }
+                }
+                let (a, b) = lists.split_at_mut(1);
+                let (cur, next) = if src == 0 {
+                    (&a[0], &mut b[0])
+                } else {
+                    (&b[0], &mut a[0])
+                };
                 let mut w = 0;
-                for t in 0..alive {
-                    let j = live[t];
-                    live[w] = j;
-                    w += usize::from(self.bits.get(pos[j * BATCH_MAX_K + r]));
+                for &j in &cur[..alive] {
+                    next[w] = j;
+                    w += usize::from(self.bits.get(pos[j * k + r]));
                 }
                 alive = w;
+                src ^= 1;
                 if alive == 0 {
                     break;
                 }
             }
             out.fill(false);
-            for &j in &live[..alive] {
+            for &j in &lists[src][..alive] {
                 out[j] = true;
             }
         }
