@@ -466,13 +466,7 @@ fn configurations(md: &mut String) {
 }
 
 fn plot(res: &Results, sizes: &BTreeSet<u64>, order: &[String], out: &Path) {
-    plotters::style::register_font(
-        "sans-serif",
-        FontStyle::Normal,
-        include_bytes!("../assets/fonts/DejaVuSans.ttf"),
-    )
-    .map_err(|_| "font")
-    .expect("register DejaVu Sans");
+    settings::register_font();
     let svg = out.join("cache-cliff.svg");
     let png = out.join("cache-cliff.png");
     draw(
@@ -512,7 +506,8 @@ fn draw<DB: DrawingBackend>(
         .map(|(_, e)| e.ns_per_elem())
         .collect();
     let y_lo = all.iter().copied().fold(f64::INFINITY, f64::min).max(0.01) / 1.5;
-    let y_hi = all.iter().copied().fold(0.0, f64::max) * 1.5;
+    // Headroom above the data for the legend (upper left).
+    let y_hi = all.iter().copied().fold(0.0, f64::max) * 12.0;
     let panels = root.split_evenly((1, 2));
     for (area, op) in panels.iter().zip(["query_hit", "query_miss"]) {
         let mut chart = ChartBuilder::on(area)

@@ -30,6 +30,7 @@ pub fn sizes() -> Vec<u64> {
 /// Short warm-up and measurement: the full suite must finish in well under half an hour on a
 /// noisy 2-core machine. Command-line flags (`--measurement-time` …) still override.
 pub fn criterion() -> Criterion {
+    register_font();
     Criterion::default()
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_millis(1500))
@@ -104,4 +105,17 @@ pub fn loadavg() -> String {
     std::fs::read_to_string("/proc/loadavg")
         .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
         .unwrap_or_else(|_| "?".into())
+}
+
+/// Register the bundled DejaVu Sans as plotters' "sans-serif". The package enables plotters'
+/// `ab_glyph` text rendering (for its own PNG plots), and through feature unification criterion's
+/// plotters-drawn HTML reports then need a registered font too.
+pub fn register_font() {
+    plotters::style::register_font(
+        "sans-serif",
+        plotters::style::FontStyle::Normal,
+        include_bytes!("../../assets/fonts/DejaVuSans.ttf"),
+    )
+    .map_err(|_| "invalid font")
+    .expect("register assets/fonts/DejaVuSans.ttf");
 }
