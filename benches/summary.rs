@@ -1,0 +1,585 @@
+//! Summary writer (not a timing bench): reads criterion's `new/estimates.json` and
+//! `new/benchmark.json` of the last `cargo bench --bench bench` run and writes
+//! results/bench/summary.md (ns/op tables, ratios to the best peer and to the memory floor, the
+//! machine) and results/bench/cache-cliff.{svg,png} (ns/query against n per implementation).
+//!
+//! Run: `cargo bench --bench summary`. Criterion's directory: `$CRITERION_HOME`, else
+//! `$CARGO_TARGET_DIR/criterion`, else `target/criterion`.
+
+#[path = "common/settings.rs"]
+mod settings;
+
+use plotters::prelude::*;
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// One criterion result: ns per element (or per byte for the hash group: then `per_byte`).
+#[derive(Debug, Clone)]
+struct Est {
+    /// Median time of one iteration, ns.
+    median_ns: f64,
+    /// Elements (or bytes) per iteration.
+    per_iter: f64,
+    bytes: bool,
+}
+
+impl Est {
+    fn ns_per_elem(&self) -> f64 {
+        self.median_ns / self.per_iter
+    }
+}
+
+type Results = BTreeMap<(String, String, String), Est>;
+
+/// A headline ratio: label, numerator (group, impl), denominator (group, impl).
+type Ratio = (
+    &'static str,
+    (&'static str, &'static str),
+    (&'static str, &'static str),
+);
+
+fn walk(dir: &Path, out: &mut Results) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            if p.file_name().is_some_and(|n| n == "new") {
+                read_one(&p, out);
+            } else if p.file_name().is_none_or(|n| n != "report" && n != "base") {
+                walk(&p, out);
+            }
+        }
+    }
+}
+
+fn read_json(p: &Path) -> Option<Value> {
+    serde_json::from_str(&std::fs::read_to_string(p).ok()?).ok()
+}
+
+fn read_one(dir: &Path, out: &mut Results) {
+    let (Some(b), Some(e)) = (
+        read_json(&dir.join("benchmark.json")),
+        read_json(&dir.join("estimates.json")),
+    ) else {
+        return;
+    };
+    let s = |v: &Value| v.as_str().unwrap_or("").to_string();
+    let (group, func, value) = (s(&b["group_id"]), s(&b["function_id"]), s(&b["value_str"]));
+    let (per_iter, bytes) = match &b["throughput"] {
+        Value::Object(t) if t.contains_key("Elements") => {
+            (t["Elements"].as_f64().unwrap_or(1.0), false)
+        }
+        Value::Object(t) if t.contains_key("Bytes") => (t["Bytes"].as_f64().unwrap_or(1.0), true),
+        _ => (1.0, false),
+    };
+    let Some(median_ns) = e["median"]["point_estimate"].as_f64() else {
+        return;
+    };
+    out.insert(
+        (group, func, value),
+        Est {
+            median_ns,
+            per_iter,
+            bytes,
+        },
+    );
+}
+
+fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let field = |name: &str| {
+        cpu.lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split(':').nth(1))
+            .map_or("?".to_string(), |v| v.trim().to_string())
+    };
+    let cpus = cpu.lines().filter(|l| l.starts_with("processor")).count();
+    let mut caches = Vec::new();
+    for i in 0..5 {
+        let d = format!("/sys/devices/system/cpu/cpu0/cache/index{i}");
+        let r = |f: &str| std::fs::read_to_string(format!("{d}/{f}")).map(|s| s.trim().to_string());
+        if let (Ok(l), Ok(t), Ok(sz)) = (r("level"), r("type"), r("size")) {
+            caches.push(format!(
+                "L{l} {} {sz}",
+                if t == "Unified" { "" } else { &t[..1] }
+            ));
+        }
+    }
+    let rustc = std::process::Command::new("rustc")
+        .arg("-V")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|_| "?".into());
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    let mem = std::fs::read_to_string("/proc/meminfo")
+        .unwrap_or_default()
+        .lines()
+        .next()
+        .unwrap_or("")
+        .to_string();
+    let run = std::fs::read_to_string(settings::criterion_dir().join("bloomlab-run.txt"))
+        .unwrap_or_default();
+    format!(
+        "- CPU: {} ({cpus} logical CPUs visible), caches: {}\n- {}\n- kernel {}, {}\n- {}\n",
+        field("model name"),
+        caches.join(", "),
+        mem.split_whitespace().collect::<Vec<_>>().join(" "),
+        kernel.trim(),
+        rustc,
+        run.trim().replace('\n', "\n- ")
+    )
+}
+
+fn fmt_ns(x: f64) -> String {
+    if x >= 100.0 {
+        format!("{x:.0}")
+    } else if x >= 10.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+fn is_lab(name: &str) -> bool {
+    name.starts_with("bloomlab")
+}
+
+/// Filter peers (not bloomlab, not the exact `hashset`).
+fn is_filter_peer(name: &str) -> bool {
+    !is_lab(name) && name != "hashset"
+}
+
+fn main() {
+    let dir = settings::criterion_dir();
+    let mut res = Results::new();
+    walk(&dir, &mut res);
+    if res.is_empty() {
+        eprintln!(
+            "no criterion results under {} — run `cargo bench --bench bench` first",
+            dir.display()
+        );
+        std::process::exit(1);
+    }
+    let get = |g: &str, f: &str, v: &str| {
+        res.get(&(g.into(), f.into(), v.into()))
+            .map(Est::ns_per_elem)
+    };
+    let sizes: BTreeSet<u64> = res
+        .keys()
+        .filter(|k| k.0 == "query_hit" || k.0 == "floor")
+        .filter_map(|k| k.2.parse().ok())
+        .collect();
+    let impls: BTreeSet<String> = res
+        .keys()
+        .filter(|k| ["insert", "query_hit", "query_miss"].contains(&k.0.as_str()))
+        .map(|k| k.1.clone())
+        .collect();
+    // bloomlab first, then peers alphabetically, hashset last.
+    let mut order: Vec<String> = impls.iter().filter(|i| is_lab(i)).cloned().collect();
+    order.extend(impls.iter().filter(|i| is_filter_peer(i)).cloned());
+    order.extend(impls.iter().filter(|i| i.as_str() == "hashset").cloned());
+
+    let mut md = String::new();
+    let _ = writeln!(
+        md,
+        "# Benchmark summary\n\nWritten by `cargo bench --bench summary` from the criterion results of one \
+         `cargo bench --bench bench` run (median of the samples; one timed iteration = a batch of {} random \
+         keys, so every number is ns per key). Every filter is configured for n keys at p = 1% (or the \
+         nearest it allows: see *Configurations*). Ratios compare implementations measured in the same run. \
+         The machine is shared and noisy: differences under ~10% are not significant.\n\n## Machine\n\n{}",
+        settings::BATCH,
+        machine()
+    );
+
+    let floor = |n: u64| get("floor", "random-cache-line", &n.to_string());
+    let floor7 = |n: u64| get("floor", "7-random-cache-lines", &n.to_string());
+    let _ = writeln!(
+        md,
+        "## The memory floor\n\n`floor/random-cache-line/{{n}}`: one random 64-byte line per key read from an \
+         array as large as `bloomlab-standard`'s bits for n keys (independent loads, no hashing); \
+         `floor/7-random-cache-lines`: seven per key, what a standard-filter hit (k = 7) touches.\n\n\
+         | n | filter bytes | 1 line ns/key | 7 lines ns/key |\n|---:|---:|---:|---:|"
+    );
+    for &n in &sizes {
+        let m = bloomlab::theory::size_for(n, settings::P)
+            .map(|s| s.m / 8)
+            .unwrap_or(0);
+        let _ = writeln!(
+            md,
+            "| {n} | {m} | {} | {} |",
+            floor(n).map_or("–".into(), fmt_ns),
+            floor7(n).map_or("–".into(), fmt_ns)
+        );
+    }
+
+    for op in ["query_hit", "query_miss", "insert"] {
+        let _ = writeln!(
+            md,
+            "\n## {op}\n\nns per key; in brackets: ×best filter peer at that n (below 1 = faster), \
+             and ×floor (the 1-line floor at that n).\n"
+        );
+        let mut head = "| impl |".to_string();
+        let mut sep = "|---|".to_string();
+        for n in &sizes {
+            let _ = write!(head, " n={n} |");
+            sep.push_str("---:|");
+        }
+        let _ = writeln!(md, "{head}\n{sep}");
+        for i in &order {
+            let mut row = format!("| {i} |");
+            for &n in &sizes {
+                let ns = n.to_string();
+                let Some(t) = get(op, i, &ns) else {
+                    row.push_str(" – |");
+                    continue;
+                };
+                let best = order
+                    .iter()
+                    .filter(|p| is_filter_peer(p))
+                    .filter_map(|p| get(op, p, &ns))
+                    .fold(f64::INFINITY, f64::min);
+                let mut cell = fmt_ns(t);
+                let mut notes = Vec::new();
+                if best.is_finite() {
+                    notes.push(format!("×{:.2} peer", t / best));
+                }
+                if let Some(f) = floor(n) {
+                    notes.push(format!("×{:.1} floor", t / f));
+                }
+                if !notes.is_empty() {
+                    let _ = write!(cell, " ({})", notes.join(", "));
+                }
+                let _ = write!(row, " {cell} |");
+            }
+            let _ = writeln!(md, "{row}");
+        }
+    }
+
+    // Headline ratios.
+    let _ = writeln!(md, "\n## Headline ratios\n");
+    let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
+        (Some(a), Some(b)) => format!("{:.2}", a / b),
+        _ => "–".into(),
+    };
+    let _ = writeln!(
+        md,
+        "| ratio | {} |\n|---|{}",
+        sizes
+            .iter()
+            .map(|n| format!("n={n}"))
+            .collect::<Vec<_>>()
+            .join(" | "),
+        sizes.iter().map(|_| "---:|").collect::<String>()
+    );
+    // (label, numerator (group, impl), denominator (group, impl)) at each n.
+    let lines: [Ratio; 13] = [
+        (
+            "insert: bloomlab-standard / fastbloom",
+            ("insert", "bloomlab-standard"),
+            ("insert", "fastbloom"),
+        ),
+        (
+            "query_hit: bloomlab-standard / fastbloom",
+            ("query_hit", "bloomlab-standard"),
+            ("query_hit", "fastbloom"),
+        ),
+        (
+            "query_miss: bloomlab-standard / fastbloom",
+            ("query_miss", "bloomlab-standard"),
+            ("query_miss", "fastbloom"),
+        ),
+        (
+            "insert: bloomlab-standard-sip13 / fastbloom (same hash family)",
+            ("insert", "bloomlab-standard-sip13"),
+            ("insert", "fastbloom"),
+        ),
+        (
+            "query_hit: bloomlab-standard-sip13 / fastbloom",
+            ("query_hit", "bloomlab-standard-sip13"),
+            ("query_hit", "fastbloom"),
+        ),
+        (
+            "query_miss: bloomlab-standard-sip13 / fastbloom",
+            ("query_miss", "bloomlab-standard-sip13"),
+            ("query_miss", "fastbloom"),
+        ),
+        (
+            "query_hit: batch / single (bloomlab-standard)",
+            ("query_hit", "bloomlab-standard-batch"),
+            ("query_hit", "bloomlab-standard"),
+        ),
+        (
+            "query_miss: batch / single (bloomlab-standard)",
+            ("query_miss", "bloomlab-standard-batch"),
+            ("query_miss", "bloomlab-standard"),
+        ),
+        (
+            "query_hit single / 1-line floor",
+            ("query_hit", "bloomlab-standard"),
+            ("floor", "random-cache-line"),
+        ),
+        (
+            "query_hit batch / 1-line floor",
+            ("query_hit", "bloomlab-standard-batch"),
+            ("floor", "random-cache-line"),
+        ),
+        (
+            "query_hit batch / 7-line floor",
+            ("query_hit", "bloomlab-standard-batch"),
+            ("floor", "7-random-cache-lines"),
+        ),
+        (
+            "query_miss single / 1-line floor",
+            ("query_miss", "bloomlab-standard"),
+            ("floor", "random-cache-line"),
+        ),
+        (
+            "query_miss batch / 1-line floor",
+            ("query_miss", "bloomlab-standard-batch"),
+            ("floor", "random-cache-line"),
+        ),
+    ];
+    for (label, (ga, ia), (gb, ib)) in lines {
+        let cells: Vec<String> = sizes
+            .iter()
+            .map(|n| ratio(get(ga, ia, &n.to_string()), get(gb, ib, &n.to_string())))
+            .collect();
+        let _ = writeln!(md, "| {label} | {} |", cells.join(" | "));
+    }
+
+    hash_tables(&res, &mut md);
+    configurations(&mut md);
+
+    let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("results/bench");
+    std::fs::create_dir_all(&out).expect("results/bench");
+    let _ = writeln!(
+        md,
+        "\n## The cache cliff\n\n![ns per query against n](cache-cliff.svg)\n\n\
+         `cache-cliff.svg` / `cache-cliff.png`: ns per query (log) against n (log) per implementation; \
+         black: the 1-line and 7-line memory floors."
+    );
+    std::fs::write(out.join("summary.md"), &md).expect("summary.md");
+    plot(&res, &sizes, &order, &out);
+    println!("{md}");
+    eprintln!("wrote {}", out.join("summary.md").display());
+}
+
+fn hash_tables(res: &Results, md: &mut String) {
+    let hashes: BTreeSet<&str> = res
+        .keys()
+        .filter(|k| k.0 == "hash")
+        .map(|k| k.1.as_str())
+        .collect();
+    if !hashes.is_empty() {
+        let lens = [8, 16, 64, 256];
+        let _ = writeln!(
+            md,
+            "\n## Hash functions\n\nGB/s (ns per key in brackets), `hash128` of keys of each length.\n\n| hash | {} |\n|---|{}",
+            lens.map(|l| format!("{l} B")).join(" | "),
+            "---:|".repeat(lens.len())
+        );
+        for h in hashes {
+            let cells: Vec<String> = lens
+                .iter()
+                .map(|l| {
+                    res.get(&("hash".into(), h.into(), l.to_string()))
+                        .map_or("–".into(), |e| {
+                            let ns_per_byte = e.ns_per_elem();
+                            debug_assert!(e.bytes);
+                            format!(
+                                "{:.2} ({})",
+                                1.0 / ns_per_byte,
+                                fmt_ns(ns_per_byte * f64::from(*l))
+                            )
+                        })
+                })
+                .collect();
+            let _ = writeln!(md, "| {h} | {} |", cells.join(" | "));
+        }
+    }
+    let strategies: BTreeSet<String> = res
+        .keys()
+        .filter(|k| k.0 == "index" && !k.1.ends_with("+xxh3"))
+        .map(|k| k.1.clone())
+        .collect();
+    if !strategies.is_empty() {
+        let _ = writeln!(
+            md,
+            "\n## Index strategies (k = 7, m for 10^6 keys at 1%)\n\nns per item, all 7 positions.\n\n\
+             | strategy | positions only | xxh3 + positions |\n|---|---:|---:|"
+        );
+        for s in strategies {
+            let a = res
+                .get(&("index".into(), s.clone(), "k7".into()))
+                .map(Est::ns_per_elem);
+            let b = res
+                .get(&("index".into(), format!("{s}+xxh3"), "k7".into()))
+                .map(Est::ns_per_elem);
+            let _ = writeln!(
+                md,
+                "| {s} | {} | {} |",
+                a.map_or("–".into(), fmt_ns),
+                b.map_or("–".into(), fmt_ns)
+            );
+        }
+    }
+}
+
+/// The configurations, from the accuracy audit's CSV (same construction as the bench).
+fn configurations(md: &mut String) {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("results/bench/accuracy.csv");
+    let Ok(mut r) = csv::Reader::from_path(&p) else {
+        let _ = writeln!(
+            md,
+            "\n## Configurations\n\n(run `cargo bench --bench audit` for this table)"
+        );
+        return;
+    };
+    let _ = writeln!(
+        md,
+        "\n## Configurations\n\nHow each implementation was configured for p = 1% (at n = 10^6, from \
+         `accuracy.csv` of `cargo bench --bench audit`, built by the same code as the bench), what it \
+         reached, and how keys reach it. See `accuracy.md` for every size.\n\n\
+         | impl | keys as | configured | bits/key | measured FPR % | verdict |\n|---|---|---|---:|---:|---|"
+    );
+    for rec in r.records().flatten() {
+        if rec.get(1) != Some("1000000") {
+            continue;
+        }
+        let g = |i: usize| rec.get(i).unwrap_or("");
+        let fpr: f64 = g(9).parse().unwrap_or(f64::NAN);
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {:.3} | {} |",
+            g(0),
+            g(3),
+            g(4),
+            g(5),
+            100.0 * fpr,
+            g(12)
+        );
+    }
+}
+
+fn plot(res: &Results, sizes: &BTreeSet<u64>, order: &[String], out: &Path) {
+    settings::register_font();
+    let svg = out.join("cache-cliff.svg");
+    let png = out.join("cache-cliff.png");
+    draw(
+        SVGBackend::new(&svg, (1280, 560)).into_drawing_area(),
+        res,
+        sizes,
+        order,
+    );
+    draw(
+        BitMapBackend::new(&png, (1280, 560)).into_drawing_area(),
+        res,
+        sizes,
+        order,
+    );
+}
+
+fn draw<DB: DrawingBackend>(
+    root: DrawingArea<DB, plotters::coord::Shift>,
+    res: &Results,
+    sizes: &BTreeSet<u64>,
+    order: &[String],
+) where
+    DB::ErrorType: 'static,
+{
+    root.fill(&WHITE).expect("fill");
+    let get = |g: &str, f: &str, n: u64| {
+        res.get(&(g.into(), f.into(), n.to_string()))
+            .map(Est::ns_per_elem)
+    };
+    let (lo_n, hi_n) = (
+        *sizes.first().unwrap_or(&10_000) as f64 / 2.0,
+        *sizes.last().unwrap_or(&100_000_000) as f64 * 2.0,
+    );
+    let all: Vec<f64> = res
+        .iter()
+        .filter(|(k, _)| ["query_hit", "query_miss", "floor"].contains(&k.0.as_str()))
+        .map(|(_, e)| e.ns_per_elem())
+        .collect();
+    let y_lo = all.iter().copied().fold(f64::INFINITY, f64::min).max(0.01) / 1.5;
+    // Headroom above the data for the legend (upper left).
+    let y_hi = all.iter().copied().fold(0.0, f64::max) * 12.0;
+    let panels = root.split_evenly((1, 2));
+    for (area, op) in panels.iter().zip(["query_hit", "query_miss"]) {
+        let mut chart = ChartBuilder::on(area)
+            .caption(
+                format!("{op}: ns per query vs n keys (p = 1%)"),
+                ("sans-serif", 20),
+            )
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(56)
+            .build_cartesian_2d((lo_n..hi_n).log_scale(), (y_lo..y_hi).log_scale())
+            .expect("chart");
+        chart
+            .configure_mesh()
+            .x_desc("n (keys); filter bytes ≈ 1.2·n")
+            .y_desc("ns per query")
+            .x_label_formatter(&|x| format!("1e{:.0}", x.log10()))
+            .label_style(("sans-serif", 13))
+            .draw()
+            .expect("mesh");
+        for (idx, name) in order.iter().enumerate() {
+            let pts: Vec<(f64, f64)> = sizes
+                .iter()
+                .filter_map(|&n| get(op, name, n).map(|t| (n as f64, t)))
+                .collect();
+            if pts.is_empty() {
+                continue;
+            }
+            let color = Palette99::pick(idx).to_rgba();
+            let width = if name == "bloomlab-standard" || name == "bloomlab-standard-batch" {
+                3
+            } else {
+                1
+            };
+            chart
+                .draw_series(LineSeries::new(pts.clone(), color.stroke_width(width)))
+                .expect("line")
+                .label(name.as_str())
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
+                });
+            chart
+                .draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))
+                .expect("points");
+        }
+        for (f, label) in [
+            ("random-cache-line", "floor: 1 random line"),
+            ("7-random-cache-lines", "floor: 7 random lines"),
+        ] {
+            let pts: Vec<(f64, f64)> = sizes
+                .iter()
+                .filter_map(|&n| get("floor", f, n).map(|t| (n as f64, t)))
+                .collect();
+            let style = if f.starts_with('7') {
+                BLACK.mix(0.45).stroke_width(2)
+            } else {
+                BLACK.stroke_width(2)
+            };
+            chart
+                .draw_series(LineSeries::new(pts, style))
+                .expect("floor")
+                .label(label)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], style));
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK.mix(0.3))
+            .label_font(("sans-serif", 12))
+            .draw()
+            .expect("legend");
+    }
+    root.present().expect("write plot");
+}
