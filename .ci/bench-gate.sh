@@ -13,7 +13,8 @@ cd "$(dirname "$0")/.."
 VERSION=0.20.0          # must equal the gungraun dev-dependency's version
 NAME=committed          # the baseline's name (always pass it with '=': see benches/README.md)
 BASE=results/bench/gate-baseline
-TARGET="${CARGO_TARGET_DIR:-target}"
+# gungraun resolves a relative --home against the package, so the path must be absolute.
+TARGET="$(realpath -m "${CARGO_TARGET_DIR:-target}")"
 WORK="$TARGET/gungraun-gate"
 
 if ! command -v valgrind >/dev/null; then
