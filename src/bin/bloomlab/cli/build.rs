@@ -5,7 +5,10 @@
 //! Without `--n` the keys are counted first, in a streaming pass of their own, and the filter is
 //! sized for that count: two reads of the file, and no `--n` possible for standard input (`-`).
 
-use super::{human_bytes, parse_k, parse_m, parse_n, parse_p, pct, thousands};
+use super::{
+    human_bytes, parse_filter, parse_fp_bits, parse_growth, parse_hash, parse_k, parse_m, parse_n,
+    parse_p, parse_strategy, parse_tightening, pct, thousands,
+};
 use bloomlab::filter::FilterKind;
 use bloomlab::filters::{
     BlockedBloom, CountingBloom, CuckooFilter, ScalableBloom, ScalableParams, SplitBlockBloom,
@@ -18,34 +21,6 @@ use bloomlab::{Error, Filter, Param, Result, StandardBloom};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::{BufRead, BufReader, IsTerminal, Read};
 use std::path::{Path, PathBuf};
-
-fn parse_filter(s: &str) -> std::result::Result<FilterKind, String> {
-    s.parse().map_err(|e: Error| e.to_string())
-}
-fn parse_hash(s: &str) -> std::result::Result<HashId, String> {
-    s.parse().map_err(|e: Error| e.to_string())
-}
-fn parse_strategy(s: &str) -> std::result::Result<StrategyId, String> {
-    s.parse().map_err(|e: Error| e.to_string())
-}
-fn parse_fp_bits(s: &str) -> std::result::Result<u32, String> {
-    match s.parse::<u32>() {
-        Ok(f @ (0 | 8 | 12 | 16)) => Ok(f),
-        _ => Err("fingerprint-bits must be 8, 12 or 16 (or 0: chosen from p)".into()),
-    }
-}
-fn parse_growth(s: &str) -> std::result::Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(g) if g.is_finite() && g > 1.0 && g <= 16.0 => Ok(g),
-        _ => Err("growth must be a number > 1 and <= 16 (e.g. 2)".into()),
-    }
-}
-fn parse_tightening(s: &str) -> std::result::Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(r) if r > 0.0 && r < 1.0 => Ok(r),
-        _ => Err("tightening must be strictly between 0 and 1 (e.g. 0.5)".into()),
-    }
-}
 
 /// Build a filter from a file of keys, one per line, and save it (atomically) to --out.
 #[derive(Debug, clap::Args)]

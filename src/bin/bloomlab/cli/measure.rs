@@ -1,6 +1,9 @@
 //! `bloomlab measure`: build a filter, insert n keys, query absent keys, report against theory.
 
-use super::{human_bytes, parse_k, parse_m, parse_n, parse_p, pct, thousands};
+use super::{
+    human_bytes, parse_filter, parse_fp_bits, parse_growth, parse_hash, parse_k, parse_m, parse_n,
+    parse_p, parse_strategy, parse_tightening, pct, thousands,
+};
 use bloomlab::filter::FilterKind;
 use bloomlab::hash::{HashId, StrategyId};
 use bloomlab::measure::{Control, MeasureConfig, Measurement, measure};
@@ -10,15 +13,6 @@ use bloomlab::{Error, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 
-fn parse_filter(s: &str) -> std::result::Result<FilterKind, String> {
-    s.parse().map_err(|e: Error| e.to_string())
-}
-fn parse_hash(s: &str) -> std::result::Result<HashId, String> {
-    s.parse().map_err(|e: Error| e.to_string())
-}
-fn parse_strategy(s: &str) -> std::result::Result<StrategyId, String> {
-    s.parse().map_err(|e: Error| e.to_string())
-}
 fn parse_keys(s: &str) -> std::result::Result<KeyKind, String> {
     s.parse().map_err(|e: Error| e.to_string())
 }
@@ -30,24 +24,6 @@ fn parse_trials(s: &str) -> std::result::Result<u32, String> {
 }
 fn parse_queries(s: &str) -> std::result::Result<u64, String> {
     parse_n(s).map_err(|_| "queries must be an integer >= 1".to_string())
-}
-fn parse_fp_bits(s: &str) -> std::result::Result<u32, String> {
-    match s.parse::<u32>() {
-        Ok(f @ (0 | 8 | 12 | 16)) => Ok(f),
-        _ => Err("fingerprint-bits must be 8, 12 or 16 (or 0: chosen from p)".into()),
-    }
-}
-fn parse_growth(s: &str) -> std::result::Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(g) if g.is_finite() && (1.0..=16.0).contains(&g) && g > 1.0 => Ok(g),
-        _ => Err("growth must be a number > 1 and <= 16 (e.g. 2)".into()),
-    }
-}
-fn parse_tightening(s: &str) -> std::result::Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(r) if r > 0.0 && r < 1.0 => Ok(r),
-        _ => Err("tightening must be strictly between 0 and 1 (e.g. 0.5)".into()),
-    }
 }
 
 /// Build a filter, insert n keys, query absent keys, and compare the false-positive rate with

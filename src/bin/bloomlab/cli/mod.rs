@@ -108,6 +108,45 @@ pub fn parse_m(s: &str) -> Result<u64, String> {
     Ok(bits as u64)
 }
 
+/// A filter name (`standard`, `counting`, …).
+pub fn parse_filter(s: &str) -> Result<bloomlab::FilterKind, String> {
+    s.parse().map_err(|e: bloomlab::Error| e.to_string())
+}
+
+/// A hash function name (`xxh3`, `murmur3`, …).
+pub fn parse_hash(s: &str) -> Result<bloomlab::hash::HashId, String> {
+    s.parse().map_err(|e: bloomlab::Error| e.to_string())
+}
+
+/// An index strategy name (`double`, `enhanced-double`, …).
+pub fn parse_strategy(s: &str) -> Result<bloomlab::hash::StrategyId, String> {
+    s.parse().map_err(|e: bloomlab::Error| e.to_string())
+}
+
+/// Cuckoo fingerprint bits: 8, 12 or 16, or 0 (chosen from p).
+pub fn parse_fp_bits(s: &str) -> Result<u32, String> {
+    match s.parse::<u32>() {
+        Ok(f @ (0 | 8 | 12 | 16)) => Ok(f),
+        _ => Err("fingerprint-bits must be 8, 12 or 16 (or 0: chosen from p)".into()),
+    }
+}
+
+/// Scalable growth factor: a number > 1 and <= 16.
+pub fn parse_growth(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(g) if g.is_finite() && g > 1.0 && g <= 16.0 => Ok(g),
+        _ => Err("growth must be a number > 1 and <= 16 (e.g. 2)".into()),
+    }
+}
+
+/// Scalable tightening ratio: strictly between 0 and 1.
+pub fn parse_tightening(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(r) if r > 0.0 && r < 1.0 => Ok(r),
+        _ => Err("tightening must be strictly between 0 and 1 (e.g. 0.5)".into()),
+    }
+}
+
 /// `k`: an integer from 1 to 64.
 pub fn parse_k(s: &str) -> Result<u32, String> {
     match s.trim().parse::<u32>() {
