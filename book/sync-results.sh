@@ -234,6 +234,10 @@ if [[ -d results ]]; then
         mkdir -p "$gen/results/$(dirname "$rel")"
         python3 "$root/book/tools/csv_table.py" "$f" > "$gen/results/${rel}.md"
     done < <(find results -type f -name '*.csv' -size -2M -print0 | sort -z)
+    # The answers of results/README.md, one file per experiment, for the chapters to include.
+    if [[ -f results/README.md ]]; then
+        python3 "$root/book/tools/md_sections.py" results/README.md "$gen/answers"
+    fi
     # Curated tables for the Distributed filters chapter.
     for f in results/redis/compare*.csv; do
         [[ -f "$f" ]] || continue
