@@ -29,32 +29,47 @@ fn counts_exact_requested_bytes() {
     assert_eq!(snapshot().live_since(&before), 0);
 }
 
-fn filter_bytes_are_what_the_allocator_sees() {
-    let before = snapshot();
-    let mut f = StandardBloom::with_rate(100_000, 0.01).unwrap();
-    for i in 0u64..100_000 {
-        f.insert(&i.to_le_bytes());
+/// The counters are process-wide: the test harness's own threads can allocate at the same moment
+/// (seen once on a heavily loaded machine: +900 bytes). Such noise only ever adds bytes, so a
+/// measurement must match exactly in at least one of a few attempts.
+fn exactly_once_of_5(what: &str, mut attempt: impl FnMut() -> (i64, i64)) {
+    let mut seen = Vec::new();
+    for _ in 0..5 {
+        let (measured, expected) = attempt();
+        if measured == expected {
+            return;
+        }
+        seen.push((measured, expected));
     }
-    let after = snapshot();
-    assert_eq!(after.live_since(&before), f.bytes() as i64);
-    assert_eq!(f.bytes(), 958_506usize.div_ceil(64) * 8);
+    panic!("{what}: measured != expected in every attempt: {seen:?}");
+}
+
+fn filter_bytes_are_what_the_allocator_sees() {
+    exactly_once_of_5("StandardBloom bytes()", || {
+        let before = snapshot();
+        let mut f = StandardBloom::with_rate(100_000, 0.01).unwrap();
+        for i in 0u64..100_000 {
+            f.insert(&i.to_le_bytes());
+        }
+        let after = snapshot();
+        assert_eq!(f.bytes(), 958_506usize.div_ceil(64) * 8);
+        (after.live_since(&before), f.bytes() as i64)
+    });
 }
 
 fn hashset_table_model_matches_measurement() {
     for n in [1u64, 3, 4, 7, 8, 14, 15, 1000, 57_344, 57_345, 100_000] {
-        let before = snapshot();
-        let mut s: HashSet<u64> = HashSet::new();
-        for i in 0..n {
-            s.insert(i.wrapping_mul(0x9e37_79b9_7f4a_7c15));
-        }
-        let after = snapshot();
-        assert_eq!(
-            after.live_since(&before),
-            hashset_table_bytes(n, 8) as i64,
-            "HashSet<u64> n={n} buckets={}",
-            hashset_buckets(n)
-        );
-        drop(s);
+        let what = format!("HashSet<u64> n={n} buckets={}", hashset_buckets(n));
+        exactly_once_of_5(&what, || {
+            let before = snapshot();
+            let mut s: HashSet<u64> = HashSet::new();
+            for i in 0..n {
+                s.insert(i.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+            }
+            let after = snapshot();
+            drop(s);
+            (after.live_since(&before), hashset_table_bytes(n, 8) as i64)
+        });
     }
     // Strings: the table plus each String's own heap allocation (exactly its length here).
     let before = snapshot();
