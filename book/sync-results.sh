@@ -223,10 +223,15 @@ if [[ -d results ]]; then
         cp "$f" "$fig/$rel"
     done < <(find results -type f \( -name '*.svg' -o -name '*.png' \) -print0 | sort -z)
     # Markdown summaries written by the benches and experiments are included as they are.
+    # Their image links are relative to results/DIR/; pages include them from book/src, where
+    # the copies live in figures/DIR/, so the links are rewritten on the way (copy_results_md.py).
     while IFS= read -r -d '' f; do
         rel=${f#results/}
-        mkdir -p "$gen/results/$(dirname "$rel")"
-        cp "$f" "$gen/results/$rel"
+        dir=$(dirname "$rel")
+        prefix="figures/"
+        [[ "$dir" != "." ]] && prefix="figures/$dir/"
+        mkdir -p "$gen/results/$dir"
+        python3 "$root/book/tools/copy_results_md.py" "$f" "$gen/results/$rel" "$prefix"
     done < <(find results -type f -name '*.md' -print0 | sort -z)
     # CSV files become Markdown tables (first 40 rows), with the file they came from.
     while IFS= read -r -d '' f; do
