@@ -7,7 +7,7 @@ use crate::hash::mix64;
 use crate::spec::FilterSpec;
 use crate::stats;
 use crate::theory;
-use crate::workload::{KeyGen, KeyKind};
+use crate::workload::{KeyChunk, KeyGen, KeyKind};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -138,38 +138,6 @@ impl Control<'_> {
     }
 }
 
-/// Keys of one chunk, stored flat.
-#[derive(Default)]
-struct Chunk {
-    data: Vec<u8>,
-    ends: Vec<usize>,
-}
-
-impl Chunk {
-    fn fill(&mut self, keygen: &KeyGen, from: u64, to: u64, absent: bool) {
-        self.data.clear();
-        self.ends.clear();
-        let mut buf = Vec::with_capacity(64);
-        for i in from..to {
-            if absent {
-                keygen.absent(i, &mut buf);
-            } else {
-                keygen.present(i, &mut buf);
-            }
-            self.data.extend_from_slice(&buf);
-            self.ends.push(self.data.len());
-        }
-    }
-    fn iter(&self) -> impl Iterator<Item = &[u8]> {
-        let mut start = 0;
-        self.ends.iter().map(move |&e| {
-            let s = &self.data[start..e];
-            start = e;
-            s
-        })
-    }
-}
-
 /// Run a measurement.
 ///
 /// # Errors
@@ -190,7 +158,7 @@ pub fn measure(cfg: &MeasureConfig, ctl: &Control<'_>) -> Result<Measurement> {
     let (mut t_ins, mut t_q, mut t_hit) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
     let mut model_sum = 0.0;
     let mut last: Option<Box<dyn Filter>> = None;
-    let mut chunk = Chunk::default();
+    let mut chunk = KeyChunk::default();
 
     for t in 0..trials {
         let tseed = if trials == 1 {

@@ -223,6 +223,54 @@ impl KeyGen {
     }
 }
 
+/// A batch of generated keys stored flat (one buffer plus end offsets), so that keys can be made
+/// outside a timed loop and then fed to a filter without an allocation per key.
+#[derive(Debug, Default, Clone)]
+pub struct KeyChunk {
+    data: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl KeyChunk {
+    /// Replace the contents with key numbers `from..to`: absent keys when `absent`, else present ones.
+    pub fn fill(&mut self, keygen: &KeyGen, from: u64, to: u64, absent: bool) {
+        self.data.clear();
+        self.ends.clear();
+        let mut buf = Vec::with_capacity(64);
+        for i in from..to {
+            if absent {
+                keygen.absent(i, &mut buf);
+            } else {
+                keygen.present(i, &mut buf);
+            }
+            self.data.extend_from_slice(&buf);
+            self.ends.push(self.data.len());
+        }
+    }
+
+    /// The keys, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &[u8]> {
+        let mut start = 0;
+        self.ends.iter().map(move |&e| {
+            let s = &self.data[start..e];
+            start = e;
+            s
+        })
+    }
+
+    /// Number of keys.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// True when there are no keys.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

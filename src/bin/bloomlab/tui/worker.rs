@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use bloomlab::bits::BitVec;
 use bloomlab::hash::{AnyHasher, AnyStrategy, IndexStrategy};
 use bloomlab::measure::{Control, MeasureConfig, measure};
-use bloomlab::workload::KeyGen;
+use bloomlab::workload::{KeyChunk, KeyGen};
 use bloomlab::{Error, Filter, FilterKind, FilterSpec, StandardBloom, stats, theory};
 
 use super::msg::{
@@ -204,39 +204,6 @@ fn check(cancel: &AtomicBool) -> Result<(), Error> {
     }
 }
 
-/// Keys of one chunk, stored flat.
-#[derive(Default)]
-struct Chunk {
-    data: Vec<u8>,
-    ends: Vec<usize>,
-}
-
-impl Chunk {
-    fn fill(&mut self, keygen: &KeyGen, from: u64, to: u64, absent: bool) {
-        self.data.clear();
-        self.ends.clear();
-        let mut buf = Vec::with_capacity(64);
-        for i in from..to {
-            if absent {
-                keygen.absent(i, &mut buf);
-            } else {
-                keygen.present(i, &mut buf);
-            }
-            self.data.extend_from_slice(&buf);
-            self.ends.push(self.data.len());
-        }
-    }
-
-    fn iter(&self) -> impl Iterator<Item = &[u8]> {
-        let mut start = 0;
-        self.ends.iter().map(move |&e| {
-            let s = &self.data[start..e];
-            start = e;
-            s
-        })
-    }
-}
-
 /// Fraction of set bits in `regions` equal parts of `bits` (word-aligned parts when every part
 /// spans at least one word, else bit by bit).
 pub fn fill_map(bits: &BitVec, regions: usize) -> FillMap {
@@ -277,7 +244,7 @@ fn insert_all<F: Filter + ?Sized>(
     rep: &Reporter<'_>,
     cancel: &AtomicBool,
 ) -> Result<f64, Error> {
-    let mut chunk = Chunk::default();
+    let mut chunk = KeyChunk::default();
     let mut t = Duration::ZERO;
     let mut i = 0;
     while i < n {
@@ -306,7 +273,7 @@ fn query_loop<F: Filter + ?Sized>(
 ) -> Result<Option<String>, Error> {
     let n = job.spec.n;
     let total = (n + job.target_queries) as f64;
-    let mut chunk = Chunk::default();
+    let mut chunk = KeyChunk::default();
     let (mut q, mut fp) = (0u64, 0u64);
     let mut t = Duration::ZERO;
     let began = Instant::now();
