@@ -11,6 +11,8 @@ mod settings;
 #[path = "common/subjects.rs"]
 mod subjects;
 
+#[path = "groups/concurrent.rs"]
+mod concurrent;
 #[path = "groups/filters.rs"]
 mod filters;
 #[path = "groups/hash.rs"]
@@ -22,6 +24,7 @@ fn main() {
     let mut c = settings::criterion();
     hash::run(&mut c);
     filters::run(&mut c);
+    concurrent::run(&mut c);
     c.final_summary();
     // What the summary reports about this run (only for a full run: no filter argument).
     if settings::filters().is_empty() {

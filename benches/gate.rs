@@ -7,6 +7,9 @@
 //! Adding a filter: write its constructor below (like [`standard`]) and add one
 //! `#[bench::NAME(args = (NAME), setup = ...)]` line to each of the three functions.
 
+use bloomlab::filters::{
+    BlockedBloom, CountingBloom, CuckooFilter, ScalableBloom, SplitBlockBloom,
+};
 use bloomlab::hash::mix64;
 use bloomlab::{Filter, StandardBloom};
 use gungraun::{library_benchmark, library_benchmark_group, main};
@@ -29,6 +32,21 @@ type Make = fn() -> Box<dyn Filter>;
 // ---- the gated filters: one constructor each ----
 fn standard() -> Box<dyn Filter> {
     Box::new(StandardBloom::with_rate(N, P).expect("standard"))
+}
+fn counting() -> Box<dyn Filter> {
+    Box::new(CountingBloom::with_rate(N, P).expect("counting"))
+}
+fn blocked() -> Box<dyn Filter> {
+    Box::new(BlockedBloom::with_rate(N, P).expect("blocked"))
+}
+fn split_block() -> Box<dyn Filter> {
+    Box::new(SplitBlockBloom::with_rate(N, P).expect("split-block"))
+}
+fn scalable() -> Box<dyn Filter> {
+    Box::new(ScalableBloom::new(N, P).expect("scalable"))
+}
+fn cuckoo() -> Box<dyn Filter> {
+    Box::new(CuckooFilter::with_rate(N, P).expect("cuckoo"))
 }
 
 /// A filter holding `key(0..fill)` and the keys `key(from..from + OPS)` to work on.
@@ -55,6 +73,11 @@ fn for_miss(make: Make) -> (Box<dyn Filter>, Vec<[u8; 8]>) {
 
 #[library_benchmark]
 #[bench::standard(args = (standard), setup = for_insert)]
+#[bench::counting(args = (counting), setup = for_insert)]
+#[bench::blocked(args = (blocked), setup = for_insert)]
+#[bench::split_block(args = (split_block), setup = for_insert)]
+#[bench::scalable(args = (scalable), setup = for_insert)]
+#[bench::cuckoo(args = (cuckoo), setup = for_insert)]
 fn insert(input: (Box<dyn Filter>, Vec<[u8; 8]>)) -> Box<dyn Filter> {
     let (mut f, keys) = input;
     for k in &keys {
@@ -65,6 +88,11 @@ fn insert(input: (Box<dyn Filter>, Vec<[u8; 8]>)) -> Box<dyn Filter> {
 
 #[library_benchmark]
 #[bench::standard(args = (standard), setup = for_hit)]
+#[bench::counting(args = (counting), setup = for_hit)]
+#[bench::blocked(args = (blocked), setup = for_hit)]
+#[bench::split_block(args = (split_block), setup = for_hit)]
+#[bench::scalable(args = (scalable), setup = for_hit)]
+#[bench::cuckoo(args = (cuckoo), setup = for_hit)]
 fn query_hit(input: (Box<dyn Filter>, Vec<[u8; 8]>)) -> usize {
     let (f, keys) = input;
     keys.iter()
@@ -74,6 +102,11 @@ fn query_hit(input: (Box<dyn Filter>, Vec<[u8; 8]>)) -> usize {
 
 #[library_benchmark]
 #[bench::standard(args = (standard), setup = for_miss)]
+#[bench::counting(args = (counting), setup = for_miss)]
+#[bench::blocked(args = (blocked), setup = for_miss)]
+#[bench::split_block(args = (split_block), setup = for_miss)]
+#[bench::scalable(args = (scalable), setup = for_miss)]
+#[bench::cuckoo(args = (cuckoo), setup = for_miss)]
 fn query_miss(input: (Box<dyn Filter>, Vec<[u8; 8]>)) -> usize {
     let (f, keys) = input;
     keys.iter()
