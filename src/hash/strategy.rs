@@ -57,6 +57,13 @@ fn add_mod(a: u64, b: u64, m: u64) -> u64 {
     }
 }
 
+/// `s mod m` for `s < 2m`, branch-free.
+#[inline(always)]
+fn sub_if_ge(s: u64, m: u64) -> u64 {
+    let t = s.wrapping_sub(m);
+    if s >= m { t } else { s }
+}
+
 /// Kirsch & Mitzenmacher (2006), "Less Hashing, Same Performance: Building a Better Bloom
 /// Filter" (ESA; RSA 33(2) 2008): `g_i = h1 + i·h2`, here in wrapping 64-bit arithmetic with
 /// each `g_i` reduced to `[0, m)` by multiply-shift — the "real-valued" form, where the step is
@@ -133,13 +140,28 @@ impl IndexStrategy for EnhancedDoubleHashing {
         let h = hasher.hash128(item);
         let mut x = reduce(h.lo, m);
         let mut y = reduce(h.hi, m);
-        for i in 1..=u64::from(k) {
+        let k = u64::from(k);
+        if m > k && m <= 1 << 63 {
+            // The usual case, and the same positions as the general loop below: x, y < m and
+            // i < m, so no sum reaches 2^64 and the reduction is one compare and a conditional
+            // subtraction the compiler turns into a `cmov` (measured: 31 → ~14 instructions per
+            // position in the CI gate's query count).
+            for i in 1..k + 1 {
+                if !f(x) {
+                    return false;
+                }
+                x = sub_if_ge(x + y, m);
+                y = sub_if_ge(y + i, m);
+            }
+            return true;
+        }
+        for i in 1..k + 1 {
             if !f(x) {
                 return false;
             }
             x = add_mod(x, y, m);
-            // i < 65 <= m in practice; for tiny m reduce i first.
-            y = add_mod(y, if i < m { i } else { i % m }, m);
+            // For a tiny m, reduce i first.
+            y = add_mod(y, i % m, m);
         }
         true
     }
@@ -299,7 +321,13 @@ mod tests {
     use super::*;
     use crate::hash::{AnyHasher, HashId};
 
-    fn indices<S: IndexStrategy>(s: S, h: &AnyHasher, item: &[u8], k: u32, m: u64) -> Vec<u64> {
+    fn indices<S: IndexStrategy, H: ItemHasher>(
+        s: S,
+        h: &H,
+        item: &[u8],
+        k: u32,
+        m: u64,
+    ) -> Vec<u64> {
         let mut v = Vec::new();
         s.for_each_index(h, item, k, m, |i| {
             v.push(i);
@@ -354,6 +382,69 @@ mod tests {
         }
         assert_eq!(add_mod(250, 10, 256), 4);
         assert_eq!(add_mod(u64::MAX - 1, u64::MAX - 1, u64::MAX), u64::MAX - 2);
+    }
+
+    /// A hasher returning a fixed 128-bit value.
+    #[derive(Debug, Clone, Copy)]
+    struct Fixed(u64, u64);
+    impl ItemHasher for Fixed {
+        fn id(&self) -> HashId {
+            HashId::Weak
+        }
+        fn hash128(&self, _: &[u8]) -> crate::hash::Hash128 {
+            crate::hash::Hash128 {
+                lo: self.0,
+                hi: self.1,
+            }
+        }
+        fn hash64_seeded(&self, _: &[u8], seed: u64) -> u64 {
+            seed
+        }
+    }
+
+    /// Enhanced double hashing as the paper states it, with the overflow-safe `add_mod` on
+    /// every step: the reference the fast path must match position for position.
+    fn enhanced_reference(lo: u64, hi: u64, k: u32, m: u64) -> Vec<u64> {
+        let (mut x, mut y) = (reduce(lo, m), reduce(hi, m));
+        let mut v = Vec::new();
+        for i in 1..=u64::from(k) {
+            v.push(x);
+            x = add_mod(x, y, m);
+            y = add_mod(y, i % m, m);
+        }
+        v
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn enhanced_fast_path_equals_reference(
+            lo: u64,
+            hi: u64,
+            k in 1u32..40,
+            m in proptest::prop_oneof![
+                1u64..100,
+                100u64..1 << 40,
+                (1u64 << 63) - 100..(1u64 << 63) + 100,
+                u64::MAX - 100..=u64::MAX,
+            ],
+        ) {
+            let got = indices(EnhancedDoubleHashing, &Fixed(lo, hi), b"", k, m);
+            proptest::prop_assert_eq!(got, enhanced_reference(lo, hi, k, m));
+        }
+    }
+
+    #[test]
+    fn enhanced_fast_path_at_the_edges() {
+        // The largest values the fast path sees: x, y = m - 1 with m = 2^63 (sums just below 2^64).
+        for (lo, hi) in [(u64::MAX, u64::MAX), (0, u64::MAX), (u64::MAX, 0), (0, 0)] {
+            for m in [1u64 << 63, (1 << 63) - 1, (1 << 63) + 1, 8, 7, 2] {
+                assert_eq!(
+                    indices(EnhancedDoubleHashing, &Fixed(lo, hi), b"", 9, m),
+                    enhanced_reference(lo, hi, 9, m),
+                    "lo={lo} hi={hi} m={m}"
+                );
+            }
+        }
     }
 
     #[test]
