@@ -44,7 +44,7 @@
 //!
 //! SipHash (`sip13`, `sip24`) is a keyed pseudo-random function: with a secret key an attacker
 //! cannot compute an item's bit positions, which is what protects a filter facing adversarial
-//! input (see `examples/adversarial.rs`). Writing that key into the file next to the filter would
+//! input (see `experiments/programs/adversarial.rs`). Writing that key into the file next to the filter would
 //! hand it to anyone who can read the file, so by default ([`KeyPolicy::Auto`]) **a nonzero
 //! SipHash key is withheld**: the file stores only a fingerprint of it (SipHash-2-4 under the key
 //! of a fixed string, which reveals nothing about a 128-bit key), and [`LoadOptions::key`] must

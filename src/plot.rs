@@ -7,7 +7,7 @@
 //! the ticks with the original values, so every panel has one coordinate type and ticks fall on
 //! whole decades (with 2 and 5 in between when the data spans less than two decades).
 //!
-//! PNG text needs a font: DejaVu Sans (Bitstream Vera license, `assets/DejaVuSans-LICENSE.txt`)
+//! PNG text needs a font: DejaVu Sans (Bitstream Vera license, `src/fonts/DejaVuSans.LICENSE`)
 //! is embedded in the crate and registered with plotters once, as "sans-serif".
 //!
 //! ```
@@ -32,13 +32,14 @@ use plotters::prelude::*;
 use std::path::Path;
 use std::sync::Once;
 
-/// DejaVu Sans, embedded (see `assets/DejaVuSans-LICENSE.txt`).
-static FONT: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
+/// DejaVu Sans, embedded (see `src/fonts/DejaVuSans.LICENSE`).
+static FONT: &[u8] = include_bytes!("fonts/DejaVuSans.ttf");
 static FONT_ONCE: Once = Once::new();
 const FAMILY: &str = "sans-serif";
 
-/// Register the embedded font with plotters (idempotent).
-fn register_font() {
+/// Register the embedded font with plotters as "sans-serif" (idempotent). Public so that other
+/// plotters users in the same program (the benches' criterion reports) share the one copy.
+pub fn register_font() {
     FONT_ONCE.call_once(|| {
         // The font is a valid TTF shipped with the crate; a failure would show as missing text,
         // which the rendering test below catches.

@@ -99,7 +99,7 @@ fn loader_allocations_are_bounded_by_the_input() {
     };
     // Also start from the fuzz seeds: small valid files of every kind.
     let mut bases = vec![small];
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/seeds/load_filter");
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fuzz/seeds/load_filter");
     for e in std::fs::read_dir(dir).unwrap() {
         bases.push(std::fs::read(e.unwrap().path()).unwrap());
     }

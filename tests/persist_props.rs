@@ -333,9 +333,9 @@ fn every_byte_of_a_valid_file_matters() {
 
 #[test]
 fn the_fuzz_seeds_are_valid_files_of_every_kind() {
-    // fuzz/seeds/load_filter/seed-*: one small valid file per kind and more (withheld keys are
+    // tests/fuzz/seeds/load_filter/seed-*: one small valid file per kind and more (withheld keys are
     // [0x5a; 16], the key the fuzz target tries).
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/seeds/load_filter");
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fuzz/seeds/load_filter");
     let mut kinds = std::collections::BTreeSet::new();
     for e in std::fs::read_dir(dir).unwrap() {
         let path = e.unwrap().path();
@@ -366,11 +366,11 @@ fn the_fuzz_seeds_are_valid_files_of_every_kind() {
 
 #[test]
 fn fuzz_regressions_load_or_refuse_and_answer_at_once() {
-    // fuzz/seeds/load_filter/regress-*: inputs that once crashed or hung the fuzz target (which
+    // tests/fuzz/seeds/load_filter/regress-*: inputs that once crashed or hung the fuzz target (which
     // loads, then calls expected_fpr, details and contains). Each must now load or be refused,
     // and a loaded filter must answer without hanging (the split-block one declared ~10^16 items
     // and made the Poisson mixture sum ~10^13 terms).
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/seeds/load_filter");
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fuzz/seeds/load_filter");
     let (mut seen, mut loaded) = (0, 0);
     for e in std::fs::read_dir(dir).unwrap() {
         let path = e.unwrap().path();

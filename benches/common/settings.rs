@@ -107,15 +107,9 @@ pub fn loadavg() -> String {
         .unwrap_or_else(|_| "?".into())
 }
 
-/// Register the bundled DejaVu Sans as plotters' "sans-serif". The package enables plotters'
-/// `ab_glyph` text rendering (for its own PNG plots), and through feature unification criterion's
-/// plotters-drawn HTML reports then need a registered font too.
+/// Register bloomlab's embedded DejaVu Sans as plotters' "sans-serif". The package enables
+/// plotters' `ab_glyph` text rendering (for its own PNG plots), and through feature unification
+/// criterion's plotters-drawn HTML reports then need a registered font too.
 pub fn register_font() {
-    plotters::style::register_font(
-        "sans-serif",
-        plotters::style::FontStyle::Normal,
-        include_bytes!("../../assets/fonts/DejaVuSans.ttf"),
-    )
-    .map_err(|_| "invalid font")
-    .expect("register assets/fonts/DejaVuSans.ttf");
+    bloomlab::plot::register_font();
 }

@@ -43,7 +43,7 @@ pub const BATCH_MAX_K: usize = 16;
 /// Facing untrusted input (items an adversary chooses), build it with
 /// [`StandardBloom::keyed`]: SipHash-2-4 under a secret key, so nobody can compute where an item
 /// lands. With a public, unkeyed hash an attacker can pollute the filter or search for false
-/// positives offline (`examples/adversarial.rs` measures both). Save and load with
+/// positives offline (`experiments/programs/adversarial.rs` measures both). Save and load with
 /// [`StandardBloom::save`] / [`StandardBloom::load`] ([`crate::persist`]).
 ///
 /// ```
@@ -87,7 +87,7 @@ impl StandardBloom<Sip24, EnhancedDoubleHashing> {
     /// key**: the choice for filters that face adversarial input. Without the key nobody can
     /// compute an item's bit positions, so nobody can pick items that pollute the filter or
     /// search for false positives offline (Gerbet, Kumar & Lauradoux 2015, "The Power of Evil
-    /// Choices in Bloom Filters", DSN; measured in `examples/adversarial.rs`). Take the key from
+    /// Choices in Bloom Filters", DSN; measured in `experiments/programs/adversarial.rs`). Take the key from
     /// a CSPRNG and keep it secret; [`crate::persist`] withholds it from saved files by default.
     /// Costs about one SipHash per operation more than the default xxh3.
     ///
