@@ -119,4 +119,143 @@ library_benchmark_group!(
     benchmarks = insert, query_hit, query_miss
 );
 
-main!(library_benchmark_groups = hot_paths);
+// ---- peers: the same three operations on the crates the criterion suite compares with ----
+//
+// Not a regression target (their code only changes with Cargo.lock) but the deterministic side
+// of the speed comparison: instructions per operation do not drift with the machine's load, so
+// `instructions(bloomlab) / instructions(peer)` at this in-cache size is a ratio the noisy
+// wall-clock runs cannot blur. Each peer gets the same keys as the criterion suite gives it
+// (`u64` through `Hash`, or `xxh3_64` of the 8 bytes for sbbf-rs-safe).
+
+/// One peer behind a uniform interface (dynamic dispatch, like `Box<dyn Filter>` above).
+trait Peer {
+    fn ins(&mut self, k: u64);
+    fn has(&self, k: u64) -> bool;
+}
+
+impl<S: std::hash::BuildHasher> Peer for fastbloom::BloomFilter<S> {
+    fn ins(&mut self, k: u64) {
+        self.insert(&k);
+    }
+    fn has(&self, k: u64) -> bool {
+        self.contains(&k)
+    }
+}
+impl Peer for sbbf_rs_safe::Filter {
+    fn ins(&mut self, k: u64) {
+        self.insert_hash(xxhash_rust::xxh3::xxh3_64(&k.to_le_bytes()));
+    }
+    fn has(&self, k: u64) -> bool {
+        self.contains_hash(xxhash_rust::xxh3::xxh3_64(&k.to_le_bytes()))
+    }
+}
+impl Peer for cuckoofilter::CuckooFilter<std::collections::hash_map::DefaultHasher> {
+    fn ins(&mut self, k: u64) {
+        let _ = self.add(&k);
+    }
+    fn has(&self, k: u64) -> bool {
+        self.contains(&k)
+    }
+}
+impl Peer for growable_bloom_filter::GrowableBloom {
+    fn ins(&mut self, k: u64) {
+        self.insert(k);
+    }
+    fn has(&self, k: u64) -> bool {
+        self.contains(k)
+    }
+}
+
+type MakePeer = fn() -> Box<dyn Peer>;
+const PEER_SEED: u128 = 0x0123_4567_89ab_cdef_fedc_ba98_7654_3210;
+
+fn fastbloom() -> Box<dyn Peer> {
+    Box::new(
+        fastbloom::BloomFilter::with_false_pos(P)
+            .seed(&PEER_SEED)
+            .expected_items(N as usize),
+    )
+}
+fn fastbloom_foldhash() -> Box<dyn Peer> {
+    Box::new(
+        fastbloom::BloomFilter::with_false_pos(P)
+            .hasher(foldhash::fast::FixedState::with_seed(PEER_SEED as u64))
+            .expected_items(N as usize),
+    )
+}
+fn sbbf() -> Box<dyn Peer> {
+    Box::new(sbbf_rs_safe::Filter::new(11, N as usize))
+}
+fn cuckoofilter() -> Box<dyn Peer> {
+    Box::new(cuckoofilter::CuckooFilter::with_capacity(N as usize))
+}
+fn growable() -> Box<dyn Peer> {
+    Box::new(growable_bloom_filter::GrowableBloom::new(P, N as usize))
+}
+
+/// The peer holding the keys `0..fill` (as `u64`, the value whose bytes bloomlab gets) and the
+/// keys to work on.
+fn peer_prepared(make: MakePeer, fill: u64, from: u64) -> (Box<dyn Peer>, Vec<u64>) {
+    let mut f = make();
+    for i in 0..fill {
+        f.ins(u64::from_le_bytes(key(i)));
+    }
+    (
+        f,
+        (from..from + OPS)
+            .map(|i| u64::from_le_bytes(key(i)))
+            .collect(),
+    )
+}
+fn peer_for_insert(make: MakePeer) -> (Box<dyn Peer>, Vec<u64>) {
+    peer_prepared(make, N / 2, N / 2)
+}
+fn peer_for_hit(make: MakePeer) -> (Box<dyn Peer>, Vec<u64>) {
+    peer_prepared(make, N, 0)
+}
+fn peer_for_miss(make: MakePeer) -> (Box<dyn Peer>, Vec<u64>) {
+    peer_prepared(make, N, N)
+}
+
+#[library_benchmark]
+#[bench::fastbloom(args = (fastbloom), setup = peer_for_insert)]
+#[bench::fastbloom_foldhash(args = (fastbloom_foldhash), setup = peer_for_insert)]
+#[bench::sbbf(args = (sbbf), setup = peer_for_insert)]
+#[bench::cuckoofilter(args = (cuckoofilter), setup = peer_for_insert)]
+#[bench::growable(args = (growable), setup = peer_for_insert)]
+fn peer_insert(input: (Box<dyn Peer>, Vec<u64>)) -> Box<dyn Peer> {
+    let (mut f, keys) = input;
+    for &k in &keys {
+        f.ins(black_box(k));
+    }
+    f
+}
+
+#[library_benchmark]
+#[bench::fastbloom(args = (fastbloom), setup = peer_for_hit)]
+#[bench::fastbloom_foldhash(args = (fastbloom_foldhash), setup = peer_for_hit)]
+#[bench::sbbf(args = (sbbf), setup = peer_for_hit)]
+#[bench::cuckoofilter(args = (cuckoofilter), setup = peer_for_hit)]
+#[bench::growable(args = (growable), setup = peer_for_hit)]
+fn peer_query_hit(input: (Box<dyn Peer>, Vec<u64>)) -> usize {
+    let (f, keys) = input;
+    keys.iter().filter(|&&k| f.has(black_box(k))).count()
+}
+
+#[library_benchmark]
+#[bench::fastbloom(args = (fastbloom), setup = peer_for_miss)]
+#[bench::fastbloom_foldhash(args = (fastbloom_foldhash), setup = peer_for_miss)]
+#[bench::sbbf(args = (sbbf), setup = peer_for_miss)]
+#[bench::cuckoofilter(args = (cuckoofilter), setup = peer_for_miss)]
+#[bench::growable(args = (growable), setup = peer_for_miss)]
+fn peer_query_miss(input: (Box<dyn Peer>, Vec<u64>)) -> usize {
+    let (f, keys) = input;
+    keys.iter().filter(|&&k| f.has(black_box(k))).count()
+}
+
+library_benchmark_group!(
+    name = peers;
+    benchmarks = peer_insert, peer_query_hit, peer_query_miss
+);
+
+main!(library_benchmark_groups = hot_paths, peers);

@@ -472,6 +472,7 @@ fn main() {
     }
     concurrent_table(&res, &mut md);
 
+    instruction_table(&mut md);
     hash_tables(&res, &mut md);
     configurations(&mut md);
 
@@ -547,6 +548,131 @@ fn hash_tables(res: &Results, md: &mut String) {
                 b.map_or("–".into(), fmt_ns)
             );
         }
+    }
+}
+
+/// Instructions per operation from the committed gate baseline (callgrind, n = 10^4 in cache):
+/// the noise-free side of the comparison.
+fn instruction_table(md: &mut String) {
+    let base =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("results/bench/gate-baseline/bloomlab/gate");
+    // Ir per operation: first field of the `summary:` line, over the 1000 operations of a bench.
+    let ir = |group: &str, op: &str, name: &str| -> Option<f64> {
+        let f = base
+            .join(group)
+            .join(format!("{op}.{name}"))
+            .join(format!("callgrind.{op}.{name}.out.base@committed"));
+        let text = std::fs::read_to_string(f).ok()?;
+        let line = text.lines().find(|l| l.starts_with("summary:"))?;
+        line.split_whitespace()
+            .nth(1)?
+            .parse::<f64>()
+            .ok()
+            .map(|x| x / 1000.0)
+    };
+    let lab = [
+        "standard",
+        "counting",
+        "blocked",
+        "split_block",
+        "scalable",
+        "cuckoo",
+    ];
+    let peers = [
+        "fastbloom",
+        "fastbloom_foldhash",
+        "sbbf",
+        "cuckoofilter",
+        "growable",
+    ];
+    if ir("hot_paths", "query_hit", "standard").is_none() {
+        return;
+    }
+    let _ = writeln!(
+        md,
+        "\n## Instructions per operation (callgrind, deterministic)\n\n\
+         From the CI gate's committed baseline (`results/bench/gate-baseline/`, `benches/gate.rs`): \
+         n = 10^4 at p = 1% (every structure in L1/L2), 1000 operations, instructions / 1000. \
+         Unlike the wall-clock tables these do not move with the machine's load; they say nothing \
+         about cache misses, so they stand for the small-n column only.\n\n\
+         | impl | insert | query_hit | query_miss |\n|---|---:|---:|---:|"
+    );
+    let cell = |x: Option<f64>| x.map_or("–".into(), |x| format!("{x:.0}"));
+    for (group, names, prefix, op_prefix) in [
+        ("hot_paths", &lab[..], "bloomlab-", ""),
+        ("peers", &peers[..], "", "peer_"),
+    ] {
+        for n in names {
+            let _ = writeln!(
+                md,
+                "| {prefix}{} | {} | {} | {} |",
+                n.replace('_', "-"),
+                cell(ir(group, &format!("{op_prefix}insert"), n)),
+                cell(ir(group, &format!("{op_prefix}query_hit"), n)),
+                cell(ir(group, &format!("{op_prefix}query_miss"), n)),
+            );
+        }
+    }
+    let _ = writeln!(
+        md,
+        "\n| instruction ratio | insert | query_hit | query_miss | target |\n|---|---:|---:|---:|---|"
+    );
+    for (label, a, b, target) in [
+        (
+            "bloomlab-standard (xxh3) / fastbloom (sip13)",
+            "standard",
+            "fastbloom",
+            None,
+        ),
+        (
+            "bloomlab-standard (xxh3) / fastbloom-foldhash",
+            "standard",
+            "fastbloom_foldhash",
+            None,
+        ),
+        (
+            "bloomlab-blocked / sbbf-rs-safe",
+            "blocked",
+            "sbbf",
+            Some(1.0),
+        ),
+        (
+            "bloomlab-split-block / sbbf-rs-safe",
+            "split_block",
+            "sbbf",
+            Some(1.0),
+        ),
+        (
+            "bloomlab-cuckoo / cuckoofilter",
+            "cuckoo",
+            "cuckoofilter",
+            Some(0.5),
+        ),
+        (
+            "bloomlab-scalable / growable-bloom-filter",
+            "scalable",
+            "growable",
+            Some(1.0),
+        ),
+    ] {
+        let cells: Vec<String> = ["insert", "query_hit", "query_miss"]
+            .iter()
+            .map(|op| {
+                match (
+                    ir("hot_paths", op, a),
+                    ir("peers", &format!("peer_{op}"), b),
+                ) {
+                    (Some(x), Some(y)) => {
+                        let r = x / y;
+                        let mark = target.map_or("", |t| if r <= t { " ✓" } else { " ✗" });
+                        format!("{r:.2}{mark}")
+                    }
+                    _ => "–".into(),
+                }
+            })
+            .collect();
+        let goal = target.map_or(String::new(), |t| format!("≤ {t}"));
+        let _ = writeln!(md, "| {label} | {} | {goal} |", cells.join(" | "));
     }
 }
 
