@@ -572,6 +572,7 @@ fn instruction_table(md: &mut String) {
     };
     let lab = [
         "standard",
+        "standard_double",
         "counting",
         "blocked",
         "split_block",
@@ -628,6 +629,12 @@ fn instruction_table(md: &mut String) {
             "bloomlab-standard (xxh3) / fastbloom-foldhash",
             "standard",
             "fastbloom_foldhash",
+            None,
+        ),
+        (
+            "bloomlab-standard-double (xxh3, plain double hashing) / fastbloom (sip13)",
+            "standard_double",
+            "fastbloom",
             None,
         ),
         (
