@@ -89,7 +89,7 @@ pub struct Measurement {
     pub fpr: f64,
     /// 95% interval for the FPR.
     pub fpr_ci95: [f64; 2],
-    /// How the interval was computed: `wilson` (one trial) or `mean-of-trials` (several).
+    /// How the interval was computed: `wilson` (one trial) or `mean-of-trials-t` (several: Student's t over the per-trial rates).
     pub ci_method: String,
     /// Theory.
     pub theory: TheoryNumbers,
@@ -247,7 +247,7 @@ pub fn measure(cfg: &MeasureConfig, ctl: &Control<'_>) -> Result<Measurement> {
     };
     let (ci, method) = if trials >= 2 {
         let (_, lo, hi) = stats::mean_ci95(&rates);
-        ([lo, hi], "mean-of-trials")
+        ([lo, hi], "mean-of-trials-t")
     } else {
         let (lo, hi) = stats::wilson(fp, total_q, stats::Z95);
         ([lo, hi], "wilson")

@@ -1,6 +1,6 @@
 //! Binomial confidence intervals and uniformity tests.
 
-use statrs::distribution::{Beta, ChiSquared, ContinuousCDF};
+use statrs::distribution::{Beta, ChiSquared, ContinuousCDF, StudentsT};
 
 /// z for a two-sided 95% interval.
 pub const Z95: f64 = 1.959_963_984_540_054;
@@ -65,10 +65,22 @@ pub fn clopper_pearson(successes: u64, trials: u64, alpha: f64) -> (f64, f64) {
     (lo, hi)
 }
 
-/// Mean and a 95% normal-theory interval for the mean of independent per-trial rates. Use this
+/// The two-sided 95% quantile of Student's t with `df` degrees of freedom (2.776 for 4, → 1.96).
+///
+/// ```
+/// assert!((bloomlab::stats::t95(4.0) - 2.776).abs() < 1e-3);
+/// assert!((bloomlab::stats::t95(1e6) - 1.960).abs() < 1e-3);
+/// ```
+#[must_use]
+pub fn t95(df: f64) -> f64 {
+    StudentsT::new(0.0, 1.0, df).map_or(Z95, |t| t.inverse_cdf(0.975))
+}
+
+/// Mean and a 95% Student-t interval for the mean of independent per-trial rates. Use this
 /// when several independently built filters are measured: each filter's own FPR varies (it
 /// depends on how many bits that instance happened to set), so pooling all queries into one
-/// binomial would understate the uncertainty of the average.
+/// binomial would understate the uncertainty of the average. With few trials t matters: for
+/// 5 trials the half-width is 2.776 standard errors, not 1.96.
 #[must_use]
 pub fn mean_ci95(rates: &[f64]) -> (f64, f64, f64) {
     let t = rates.len() as f64;
@@ -80,7 +92,7 @@ pub fn mean_ci95(rates: &[f64]) -> (f64, f64, f64) {
         return (mean, 0.0, 1.0);
     }
     let var = rates.iter().map(|r| (r - mean) * (r - mean)).sum::<f64>() / (t - 1.0);
-    let half = Z95 * (var / t).sqrt();
+    let half = t95(t - 1.0) * (var / t).sqrt();
     (mean, (mean - half).max(0.0), (mean + half).min(1.0))
 }
 
@@ -136,6 +148,7 @@ mod tests {
     fn mean_interval() {
         let (m, lo, hi) = mean_ci95(&[0.1, 0.2, 0.3]);
         assert!((m - 0.2).abs() < 1e-12 && lo < 0.2 && hi > 0.2);
-        assert!((hi - 0.2 - Z95 * 0.1 / 3f64.sqrt()).abs() < 1e-12);
+        // sd 0.1, 3 trials: half-width t(2 df) = 4.303 standard errors (z would give 1.96).
+        assert!((hi - 0.2 - 4.302_652_7 * 0.1 / 3f64.sqrt()).abs() < 1e-7, "{hi}");
     }
 }

@@ -109,7 +109,7 @@ fn build(
     }
 }
 
-/// Mean and 95% normal interval of values (for counts and other non-rates); the interval of
+/// Mean and 95% Student-t interval of values (for counts and other non-rates); the interval of
 /// non-negative values is cut at 0.
 fn mean_interval(v: &[f64]) -> (f64, f64, f64) {
     let (m, lo, hi) = mean_interval_raw(v);
@@ -130,34 +130,23 @@ fn mean_interval_raw(v: &[f64]) -> (f64, f64, f64) {
         return (mean, mean, mean);
     }
     let var = v.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1.0);
-    let half = stats::Z95 * (var / n).sqrt();
+    let half = stats::t95(n - 1.0) * (var / n).sqrt();
     (mean, mean - half, mean + half)
 }
 
-/// Student's t quantile for a two-sided 95% interval with `df` degrees of freedom.
-fn t95(df: f64) -> f64 {
-    use statrs::distribution::{ContinuousCDF, StudentsT};
-    StudentsT::new(0.0, 1.0, df).map_or(stats::Z95, |t| t.inverse_cdf(0.975))
-}
-
-/// Widen a mean-of-trials interval: Student's t instead of z for `trials` trials, and never
-/// narrower than the Wilson interval of the pooled counts (all-zero trials would otherwise
-/// give [0, 0]).
-fn widen(mean: f64, hi_z: f64, trials: usize, fp: u64, queries: u64) -> (f64, f64) {
-    let half = (hi_z - mean).max(0.0) * t95(trials as f64 - 1.0) / stats::Z95;
+/// Widen a mean-of-trials (Student-t) interval to at least the Wilson interval of the pooled
+/// counts (all-zero trials would otherwise give [0, 0]).
+fn widen(lo: f64, hi: f64, fp: u64, queries: u64) -> (f64, f64) {
     let (wl, wh) = stats::wilson(fp, queries, stats::Z95);
-    (
-        (mean - half).max(0.0).min(wl),
-        (mean + half).min(1.0).max(wh),
-    )
+    (lo.max(0.0).min(wl), hi.min(1.0).max(wh))
 }
 
 /// FPR with its 95% interval: over several trials, the mean of per-trial rates with a t
 /// interval, widened to at least the pooled Wilson interval; for one trial, Wilson.
 fn rate_interval(rates: &[f64], fp: u64, queries: u64) -> (f64, f64, f64, &'static str) {
     if rates.len() >= 2 {
-        let (m, _, hi) = stats::mean_ci95(rates);
-        let (lo, hi) = widen(m, hi, rates.len(), fp, queries);
+        let (m, lo, hi) = stats::mean_ci95(rates);
+        let (lo, hi) = widen(lo, hi, fp, queries);
         (m, lo, hi, "mean-of-trials-t+wilson")
     } else {
         let (lo, hi) = stats::wilson(fp, queries, stats::Z95);
@@ -303,13 +292,7 @@ fn measurement_row(s: &SeriesDef, cfg: &MeasureConfig, m: &Measurement) -> Row {
         .set("false_positives", m.false_positives)
         .set("fpr", m.fpr);
     if m.trials >= 2 {
-        let (lo, hi) = widen(
-            m.fpr,
-            m.fpr_ci95[1],
-            m.trials as usize,
-            m.false_positives,
-            m.queries,
-        );
+        let (lo, hi) = widen(m.fpr_ci95[0], m.fpr_ci95[1], m.false_positives, m.queries);
         r.set("fpr_lo", lo)
             .set("fpr_hi", hi)
             .set("ci_method", "mean-of-trials-t+wilson");
@@ -1348,15 +1331,16 @@ mod tests {
     #[test]
     fn intervals_use_t_and_never_undercut_wilson() {
         // Five trials, no false positive at all: not [0, 0] but the pooled Wilson bound.
-        let (lo, hi) = widen(0.0, 0.0, 5, 0, 5_000);
+        let (lo, hi) = widen(0.0, 0.0, 0, 5_000);
         let (_, wh) = stats::wilson(0, 5_000, stats::Z95);
         assert_eq!((lo, hi), (0.0, wh));
-        // With spread between trials the t quantile (2.776 for 4 df) widens the z interval.
-        let (m, _, hi_z) = stats::mean_ci95(&[0.010, 0.012, 0.011, 0.009, 0.013]);
-        let (lo, hi) = widen(m, hi_z, 5, 55, 5_000);
-        assert!((hi - m) / (hi_z - m) > 2.77 / 1.96 - 1e-3, "{hi} {hi_z}");
-        assert!(lo < m && hi > m);
-        assert!((t95(4.0) - 2.776).abs() < 1e-3);
+        // With spread between trials the half-width is t(4 df) = 2.776 standard errors.
+        let rates = [0.010, 0.012, 0.011, 0.009, 0.013];
+        let (m, lo_t, hi_t) = stats::mean_ci95(&rates);
+        let se = (rates.iter().map(|r| (r - m) * (r - m)).sum::<f64>() / 4.0 / 5.0).sqrt();
+        assert!(((hi_t - m) / se - 2.776).abs() < 1e-3, "{hi_t} {se}");
+        let (lo, hi) = widen(lo_t, hi_t, 55, 5_000);
+        assert!(lo <= lo_t && hi >= hi_t && lo < m && hi > m);
     }
 
     #[test]
