@@ -149,6 +149,9 @@ mod tests {
         let (m, lo, hi) = mean_ci95(&[0.1, 0.2, 0.3]);
         assert!((m - 0.2).abs() < 1e-12 && lo < 0.2 && hi > 0.2);
         // sd 0.1, 3 trials: half-width t(2 df) = 4.303 standard errors (z would give 1.96).
-        assert!((hi - 0.2 - 4.302_652_7 * 0.1 / 3f64.sqrt()).abs() < 1e-7, "{hi}");
+        assert!(
+            (hi - 0.2 - 4.302_652_7 * 0.1 / 3f64.sqrt()).abs() < 1e-7,
+            "{hi}"
+        );
     }
 }
