@@ -21,6 +21,9 @@ const N: u64 = 1_000_000;
 /// Keys per timed iteration (over all threads).
 const PER_ITER: u64 = 100_000;
 
+/// One operation on key number i (true: hit or insert done), shared by the threads.
+type Op<'a> = dyn Fn(u64) -> bool + Sync + 'a;
+
 /// Run `work(first_key, count)` on `threads` scoped threads, `PER_ITER / threads` keys each,
 /// starting at `base`; the wall time until all have finished.
 fn timed<F: Fn(u64, u64) + Sync>(threads: u64, base: u64, work: &F) -> Duration {
@@ -49,93 +52,52 @@ pub fn run(c: &mut Criterion) {
     }
     let mut g = c.benchmark_group("concurrent");
     g.throughput(Throughput::Elements(PER_ITER));
+    // Queries: key(j) for even j < N/2 was inserted, odd j map to never-inserted keys.
+    let probe = |i: u64| {
+        let j = i % (N / 2);
+        if j.is_multiple_of(2) {
+            key(j)
+        } else {
+            key(1 << 40 | j)
+        }
+    };
     for threads in [1u64, 2] {
-        // Inserts: fresh keys every iteration (the filter slowly overfills; bits set, not
-        // counted, so the cost per insert does not depend on the fill).
-        let mut next = N;
-        g.bench_function(
-            BenchmarkId::new("atomic-insert", format!("{threads}t")),
-            |b| {
+        // Inserts take fresh keys every iteration (from N on: the filter slowly overfills; bits
+        // are set, not counted, so the cost per insert does not depend on the fill).
+        let ops: [(&str, bool, &Op<'_>); 4] = [
+            ("atomic-insert", true, &|i| {
+                atomic.insert(&key(i).to_le_bytes())
+            }),
+            ("mutex-insert", true, &|i| {
+                mutex.lock().expect("lock").insert(&key(i).to_le_bytes());
+                true
+            }),
+            ("atomic-query", false, &|i| {
+                atomic.contains(&probe(i).to_le_bytes())
+            }),
+            ("mutex-query", false, &|i| {
+                mutex
+                    .lock()
+                    .expect("lock")
+                    .contains(&probe(i).to_le_bytes())
+            }),
+        ];
+        for (name, fresh, op) in ops {
+            let mut next = if fresh { N } else { 0 };
+            g.bench_function(BenchmarkId::new(name, format!("{threads}t")), |b| {
                 b.iter_custom(|iters| {
                     let mut total = Duration::ZERO;
                     for _ in 0..iters {
                         total += timed(threads, next, &|from, count| {
-                            for i in from..from + count {
-                                atomic.insert(&key(i).to_le_bytes());
-                            }
+                            let yes = (from..from + count).filter(|&i| op(i)).count();
+                            black_box(yes);
                         });
                         next += PER_ITER;
                     }
                     total
                 });
-            },
-        );
-        let mut next = N;
-        g.bench_function(
-            BenchmarkId::new("mutex-insert", format!("{threads}t")),
-            |b| {
-                b.iter_custom(|iters| {
-                    let mut total = Duration::ZERO;
-                    for _ in 0..iters {
-                        total += timed(threads, next, &|from, count| {
-                            for i in from..from + count {
-                                mutex.lock().expect("lock").insert(&key(i).to_le_bytes());
-                            }
-                        });
-                        next += PER_ITER;
-                    }
-                    total
-                });
-            },
-        );
-        // Queries: key(i) for even i was inserted (i < N/2), odd i map to never-inserted keys.
-        let probe = |i: u64| {
-            let j = i % (N / 2);
-            if j.is_multiple_of(2) {
-                key(j)
-            } else {
-                key(1 << 40 | j)
-            }
-        };
-        g.bench_function(
-            BenchmarkId::new("atomic-query", format!("{threads}t")),
-            |b| {
-                b.iter_custom(|iters| {
-                    let mut total = Duration::ZERO;
-                    for it in 0..iters {
-                        total += timed(threads, it * PER_ITER, &|from, count| {
-                            let hits = (from..from + count)
-                                .filter(|&i| atomic.contains(&probe(i).to_le_bytes()))
-                                .count();
-                            black_box(hits);
-                        });
-                    }
-                    total
-                });
-            },
-        );
-        g.bench_function(
-            BenchmarkId::new("mutex-query", format!("{threads}t")),
-            |b| {
-                b.iter_custom(|iters| {
-                    let mut total = Duration::ZERO;
-                    for it in 0..iters {
-                        total += timed(threads, it * PER_ITER, &|from, count| {
-                            let hits = (from..from + count)
-                                .filter(|&i| {
-                                    mutex
-                                        .lock()
-                                        .expect("lock")
-                                        .contains(&probe(i).to_le_bytes())
-                                })
-                                .count();
-                            black_box(hits);
-                        });
-                    }
-                    total
-                });
-            },
-        );
+            });
+        }
     }
     g.finish();
 }

@@ -174,30 +174,17 @@ impl<H: ItemHasher> BlockedBloom<H> {
     pub fn block_and_mask(&self, item: &[u8]) -> (usize, [u64; 8]) {
         let h = self.hasher.hash128(item);
         let block = reduce(h.lo, self.blocks.len() as u64) as usize;
+        if self.k > 7 {
+            return (block, mask_any_k(h.hi, self.k));
+        }
+        // The usual case (k = 6 or 7 up to p ≈ 0.5%): one 64-bit word holds all k 9-bit offsets,
+        // so the loop needs no refill. The same bits as `mask_any_k` (tested).
         let mut mask = [0u64; 8];
         let mut word = h.hi;
-        if self.k <= 7 {
-            // The usual case (k = 6 or 7 up to p ≈ 0.5%): one 64-bit word holds all k 9-bit
-            // offsets, so the loop has no refill branch. Same bits as the general loop below.
-            for _ in 0..self.k {
-                let bit = (word & 511) as usize;
-                mask[bit >> 6] |= 1u64 << (bit & 63);
-                word >>= 9;
-            }
-            return (block, mask);
-        }
-        let mut left = 7u32;
-        let mut stream = h.hi;
         for _ in 0..self.k {
-            if left == 0 {
-                stream = stream.wrapping_add(0x9e37_79b9_7f4a_7c15);
-                word = mix64(stream);
-                left = 7;
-            }
             let bit = (word & 511) as usize;
             mask[bit >> 6] |= 1u64 << (bit & 63);
             word >>= 9;
-            left -= 1;
         }
         (block, mask)
     }
@@ -353,28 +340,29 @@ impl<H: ItemHasher> Filter for BlockedBloom<H> {
     }
 }
 
+/// The 512-bit mask of k 9-bit offsets taken from `hi`, for any k: 7 offsets per 64-bit word,
+/// then the next word from a SplitMix64 stream seeded by `hi`.
+fn mask_any_k(hi: u64, k: u32) -> [u64; 8] {
+    let mut mask = [0u64; 8];
+    let (mut word, mut left, mut stream) = (hi, 7u32, hi);
+    for _ in 0..k {
+        if left == 0 {
+            stream = stream.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            word = mix64(stream);
+            left = 7;
+        }
+        let bit = (word & 511) as usize;
+        mask[bit >> 6] |= 1u64 << (bit & 63);
+        word >>= 9;
+        left -= 1;
+    }
+    mask
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::hash::AnyHasher;
-
-    /// The mask as the general loop (with refills every 7 offsets) computes it, for any k.
-    fn mask_reference(hi: u64, k: u32) -> [u64; 8] {
-        let mut mask = [0u64; 8];
-        let (mut word, mut left, mut stream) = (hi, 7u32, hi);
-        for _ in 0..k {
-            if left == 0 {
-                stream = stream.wrapping_add(0x9e37_79b9_7f4a_7c15);
-                word = mix64(stream);
-                left = 7;
-            }
-            let bit = (word & 511) as usize;
-            mask[bit >> 6] |= 1u64 << (bit & 63);
-            word >>= 9;
-            left -= 1;
-        }
-        mask
-    }
 
     #[test]
     fn mask_fast_path_equals_general_loop() {
@@ -384,7 +372,7 @@ mod tests {
             for i in 0u64..2_000 {
                 let item = i.to_le_bytes();
                 let (_, m) = f.block_and_mask(&item);
-                assert_eq!(m, mask_reference(h.hash128(&item).hi, k), "k={k} i={i}");
+                assert_eq!(m, mask_any_k(h.hash128(&item).hi, k), "k={k} i={i}");
             }
         }
     }
