@@ -66,6 +66,18 @@ pub fn run(exp: &Experiment, progress: &dyn Progress) -> Result<RunOutput> {
     Ok(out)
 }
 
+/// Trial `t` of series `s`: its key seed and the filter spec to build (the trial's hash seed,
+/// bits per key applied).
+fn trial_spec(s: &SeriesDef, seed: u64, t: u32, trials: u32) -> (u64, FilterSpec) {
+    let (key_seed, hash_seed) = trial_seeds(seed, s.spec.seed, t, trials);
+    let mut fspec = FilterSpec {
+        seed: hash_seed,
+        ..s.spec.clone()
+    };
+    apply_bpk(&mut fspec, s.bits_per_key);
+    (key_seed, fspec)
+}
+
 /// Seeds of trial `t`: (key seed, hash seed).
 fn trial_seeds(seed: u64, filter_seed: u64, t: u32, trials: u32) -> (u64, u64) {
     if trials == 1 {
@@ -456,12 +468,7 @@ fn run_fill(exp: &Experiment, progress: &dyn Progress) -> Result<RunOutput> {
         progress.status(&s.label);
         let mut accs = vec![Acc::default(); xs.len()];
         for t in 0..spec.trials {
-            let (key_seed, hash_seed) = trial_seeds(spec.seed, s.spec.seed, t, spec.trials);
-            let mut fspec = FilterSpec {
-                seed: hash_seed,
-                ..s.spec.clone()
-            };
-            apply_bpk(&mut fspec, s.bits_per_key);
+            let (key_seed, fspec) = trial_spec(s, spec.seed, t, spec.trials);
             let Some(mut f) = build(&fspec, &s.label, &mut out, progress)? else {
                 progress.advance(u64::from(spec.trials - t) * (2 * est_items(s)));
                 continue 'series;
@@ -957,12 +964,7 @@ fn run_hash_quality(exp: &Experiment, progress: &dyn Progress) -> Result<RunOutp
         let mut last: Option<Box<dyn Filter>> = None;
         let mut model = Vec::new();
         for t in 0..spec.trials {
-            let (key_seed, hash_seed) = trial_seeds(spec.seed, s.spec.seed, t, spec.trials);
-            let mut fspec = FilterSpec {
-                seed: hash_seed,
-                ..s.spec.clone()
-            };
-            apply_bpk(&mut fspec, s.bits_per_key);
+            let (key_seed, fspec) = trial_spec(s, spec.seed, t, spec.trials);
             let Some(mut f) = build(&fspec, &s.label, &mut out, progress)? else {
                 progress.advance(u64::from(spec.trials - t) * (s.spec.n + spec.queries));
                 continue 'series;
@@ -1083,12 +1085,7 @@ fn run_remove_fp(exp: &Experiment, progress: &dyn Progress) -> Result<RunOutput>
         let mut theory_per = 0.0;
         let mut kind = None;
         for t in 0..spec.trials {
-            let (key_seed, hash_seed) = trial_seeds(spec.seed, s.spec.seed, t, spec.trials);
-            let mut fspec = FilterSpec {
-                seed: hash_seed,
-                ..s.spec.clone()
-            };
-            apply_bpk(&mut fspec, s.bits_per_key);
+            let (key_seed, fspec) = trial_spec(s, spec.seed, t, spec.trials);
             let Some(mut f) = build(&fspec, &s.label, &mut out, progress)? else {
                 progress.advance(u64::from(spec.trials - t) * s.spec.n * (2 + xs.len() as u64));
                 continue 'series;
