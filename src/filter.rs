@@ -1,10 +1,10 @@
 //! The common interface of every filter.
 
-use crate::error::Error;
 use crate::error::Result;
 use crate::hash::{HashId, StrategyId};
 use std::fmt;
-use std::str::FromStr;
+
+pub use crate::registry::{Capabilities, FilterKind, Sizing};
 
 /// An approximate-membership filter over byte strings.
 ///
@@ -102,86 +102,4 @@ pub trait Removable: Filter {
     /// # Errors
     /// [`Error::NotPresent`] when the filter can tell the item is absent; nothing changes then.
     fn remove(&mut self, item: &[u8]) -> Result<()>;
-}
-
-/// The filter kinds (public names: `standard`, `counting`, `blocked`, `split-block`,
-/// `scalable`, `cuckoo`).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "kebab-case")]
-#[non_exhaustive]
-pub enum FilterKind {
-    /// The classic Bloom filter: one bit array, k bits per item.
-    Standard,
-    /// 4-bit counters instead of bits: supports remove.
-    Counting,
-    /// All k bits of an item in one 512-bit (cache-line) block.
-    Blocked,
-    /// Apache Parquet's split block Bloom filter: 256-bit blocks of eight 32-bit words.
-    SplitBlock,
-    /// A growing sequence of standard filters with a compound FPR bound.
-    Scalable,
-    /// Cuckoo filter: fingerprints in buckets of 4, supports remove.
-    Cuckoo,
-}
-
-impl FilterKind {
-    /// Every filter kind.
-    pub const ALL: [FilterKind; 6] = [
-        FilterKind::Standard,
-        FilterKind::Counting,
-        FilterKind::Blocked,
-        FilterKind::SplitBlock,
-        FilterKind::Scalable,
-        FilterKind::Cuckoo,
-    ];
-
-    /// The public name.
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            FilterKind::Standard => "standard",
-            FilterKind::Counting => "counting",
-            FilterKind::Blocked => "blocked",
-            FilterKind::SplitBlock => "split-block",
-            FilterKind::Scalable => "scalable",
-            FilterKind::Cuckoo => "cuckoo",
-        }
-    }
-
-    /// The known names.
-    #[must_use]
-    pub fn names() -> Vec<&'static str> {
-        Self::ALL.iter().map(|h| h.name()).collect()
-    }
-
-    /// A stable one-byte id (used in the file format).
-    #[must_use]
-    pub fn code(self) -> u8 {
-        self as u8
-    }
-
-    /// The kind for a code written by [`FilterKind::code`].
-    #[must_use]
-    pub fn from_code(c: u8) -> Option<Self> {
-        Self::ALL.get(usize::from(c)).copied()
-    }
-}
-
-impl fmt::Display for FilterKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for FilterKind {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        Self::ALL
-            .iter()
-            .copied()
-            .find(|h| h.name().eq_ignore_ascii_case(s))
-            .ok_or_else(|| Error::unknown("filter", s, &Self::names()))
-    }
 }

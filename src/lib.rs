@@ -34,6 +34,7 @@
 pub mod alloc_count;
 pub mod bits;
 pub mod error;
+#[cfg(feature = "experiments")]
 pub mod experiment;
 pub mod filter;
 pub mod filters;
@@ -41,9 +42,11 @@ pub mod guava;
 pub mod hash;
 pub mod measure;
 pub mod persist;
+#[cfg(feature = "experiments")]
 pub mod plot;
 #[cfg(feature = "redis")]
 pub mod redis;
+pub mod registry;
 pub mod spec;
 pub mod stats;
 pub mod theory;
@@ -53,4 +56,5 @@ pub mod workload;
 pub use error::{Error, Param, Result};
 pub use filter::{Filter, FilterKind, Removable};
 pub use filters::StandardBloom;
+pub use registry::AnyFilter;
 pub use spec::FilterSpec;

@@ -4,6 +4,7 @@
 use crate::error::{Error, Param, Result};
 use crate::filter::Filter;
 use crate::hash::mix64;
+use crate::registry::AnyFilter;
 use crate::spec::FilterSpec;
 use crate::stats;
 use crate::theory;
@@ -157,7 +158,7 @@ pub fn measure(cfg: &MeasureConfig, ctl: &Control<'_>) -> Result<Measurement> {
     let (mut fp, mut fneg, mut fails) = (0u64, 0u64, 0u64);
     let (mut t_ins, mut t_q, mut t_hit) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
     let mut model_sum = 0.0;
-    let mut last: Option<Box<dyn Filter>> = None;
+    let mut last: Option<AnyFilter> = None;
     let mut chunk = KeyChunk::default();
 
     for t in 0..trials {

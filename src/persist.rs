@@ -96,6 +96,7 @@ use crate::hash::{
     HashId, Independent, IndexStrategy, ItemHasher, Murmur3, Sip13, Sip24, StrategyId, Weak,
     Wyhash, Xxh3, Xxh64,
 };
+use crate::registry::AnyFilter;
 use std::hash::Hasher as _;
 use std::io::{self, Read, Write};
 use std::path::Path;
@@ -1511,41 +1512,10 @@ pub fn from_bytes<F: Persist>(bytes: &[u8], opts: &LoadOptions) -> Result<F> {
 /// Decode whatever filter `bytes` holds, with run-time hash and strategy.
 ///
 /// # Errors
-/// As [`from_bytes`]; [`Error::Corrupt`] for a kind this build cannot decode yet.
-pub fn from_bytes_any(bytes: &[u8], opts: &LoadOptions) -> Result<Box<dyn Filter>> {
+/// As [`from_bytes`].
+pub fn from_bytes_any(bytes: &[u8], opts: &LoadOptions) -> Result<AnyFilter> {
     let p = verify(bytes, opts)?;
-    match p.info.kind {
-        FilterKind::Standard => Ok(Box::new(StandardBloom::<AnyHasher, AnyStrategy>::decode(
-            &identity(&p),
-            p.params,
-            p.payload,
-        )?)),
-        FilterKind::Counting => Ok(Box::new(CountingBloom::<AnyHasher, AnyStrategy>::decode(
-            &identity(&p),
-            p.params,
-            p.payload,
-        )?)),
-        FilterKind::Blocked => Ok(Box::new(BlockedBloom::<AnyHasher>::decode(
-            &identity(&p),
-            p.params,
-            p.payload,
-        )?)),
-        FilterKind::SplitBlock => Ok(Box::new(SplitBlockBloom::<AnyHasher>::decode(
-            &identity(&p),
-            p.params,
-            p.payload,
-        )?)),
-        FilterKind::Scalable => Ok(Box::new(ScalableBloom::<AnyHasher, AnyStrategy>::decode(
-            &identity(&p),
-            p.params,
-            p.payload,
-        )?)),
-        FilterKind::Cuckoo => Ok(Box::new(CuckooFilter::<AnyHasher>::decode(
-            &identity(&p),
-            p.params,
-            p.payload,
-        )?)),
-    }
+    AnyFilter::decode(p.info.kind, &identity(&p), p.params, p.payload)
 }
 
 /// Read one encoded filter from `r`: the header first, then exactly the bytes it declares (and
@@ -1600,7 +1570,7 @@ pub fn load<F: Persist>(path: impl AsRef<Path>, opts: &LoadOptions) -> Result<F>
 ///
 /// # Errors
 /// [`Error::Io`] and everything [`from_bytes_any`] returns.
-pub fn load_any(path: impl AsRef<Path>, opts: &LoadOptions) -> Result<Box<dyn Filter>> {
+pub fn load_any(path: impl AsRef<Path>, opts: &LoadOptions) -> Result<AnyFilter> {
     let path = path.as_ref();
     let mut file = std::fs::File::open(path).map_err(|e| io_err(path, &e))?;
     let bytes = read_from(&mut file, &path.display().to_string())?;
@@ -1694,7 +1664,7 @@ mod tests {
         let b = to_bytes(f, &opts).unwrap();
         let g: F = from_bytes(&b, &LoadOptions::new()).unwrap();
         let d = from_bytes_any(&b, &LoadOptions::new()).unwrap();
-        for h in [&g as &dyn Filter, &*d] {
+        for h in [&g as &dyn Filter, &d] {
             assert_eq!(
                 (h.len(), h.bits(), h.bytes(), h.k(), h.kind()),
                 (f.len(), f.bits(), f.bytes(), f.k(), f.kind())

@@ -1,12 +1,11 @@
 //! A run-time description of a filter, so the CLI, TUI, experiments and benches can choose
-//! filters by name. Generic types stay underneath for speed; this layer boxes them.
+//! filters by name. Generic types stay underneath for speed; [`FilterSpec::build`] returns the
+//! registry's [`AnyFilter`].
 
 use crate::error::{Error, Param, Result};
-use crate::filter::{Filter, FilterKind};
-use crate::filters::StandardBloom;
-use crate::filters::{BlockedBloom, CountingBloom, SplitBlockBloom};
-use crate::filters::{CuckooFilter, ScalableBloom, ScalableParams};
-use crate::hash::{AnyHasher, AnyStrategy, HashId, StrategyId};
+use crate::filter::FilterKind;
+use crate::hash::{AnyHasher, HashId, StrategyId};
+use crate::registry::AnyFilter;
 use crate::theory;
 
 /// Everything needed to build a filter.
@@ -97,95 +96,25 @@ impl FilterSpec {
         Ok(theory::Sizing { m: s.m, k })
     }
 
-    /// Refuse `m` and `k` for filters that derive their own sizes.
-    fn refuse_m_k(&self, why: &str) -> Result<()> {
-        if let Some(m) = self.m {
-            return Err(Error::invalid(Param::M, m, format!("not used by {why}")));
-        }
-        if let Some(k) = self.k {
-            return Err(Error::invalid(Param::K, k, format!("not used by {why}")));
-        }
-        Ok(())
-    }
-
     /// The hasher this spec asks for.
     #[must_use]
     pub fn hasher(&self) -> AnyHasher {
         AnyHasher::new(self.hash, self.seed)
     }
 
-    /// Build the filter.
+    /// Build the filter (each kind by its own sizing rule; see [`AnyFilter::build`]).
     ///
     /// # Errors
     /// Invalid parameters, or the memory cannot be had.
-    pub fn build(&self) -> Result<Box<dyn Filter>> {
-        match self.kind {
-            FilterKind::Standard => {
-                let s = self.bloom_sizing()?;
-                Ok(Box::new(StandardBloom::with_bits_and(
-                    s.m,
-                    s.k,
-                    self.hasher(),
-                    AnyStrategy(self.strategy),
-                )?))
-            }
-            FilterKind::Counting => {
-                let s = self.bloom_sizing()?;
-                Ok(Box::new(CountingBloom::with_counters_and(
-                    s.m,
-                    s.k,
-                    self.hasher(),
-                    AnyStrategy(self.strategy),
-                )?))
-            }
-            FilterKind::Blocked => Ok(Box::new(BlockedBloom::from_spec(self, self.hasher())?)),
-            FilterKind::SplitBlock => {
-                Ok(Box::new(SplitBlockBloom::from_spec(self, self.hasher())?))
-            }
-            FilterKind::Scalable => {
-                self.refuse_m_k("scalable: layers are sized from n (first layer) and p")?;
-                let p = self.p.ok_or_else(|| {
-                    Error::invalid(Param::P, "none", "give p: the bound scalable layers keep")
-                })?;
-                let params = ScalableParams {
-                    initial_capacity: self.n,
-                    p,
-                    growth: self.growth,
-                    tightening: self.tightening,
-                    nonscaling: self.nonscaling,
-                };
-                Ok(Box::new(ScalableBloom::with_params_and(
-                    params,
-                    self.hasher(),
-                    AnyStrategy(self.strategy),
-                )?))
-            }
-            FilterKind::Cuckoo => {
-                self.refuse_m_k("cuckoo: sized from n and p (or fingerprint-bits)")?;
-                let f = match (self.fingerprint_bits, self.p) {
-                    (0, Some(p)) => theory::cuckoo::fingerprint_bits_for(p)?,
-                    (0, None) => {
-                        return Err(Error::invalid(
-                            Param::P,
-                            "none",
-                            "give p or fingerprint-bits (8, 12 or 16)",
-                        ));
-                    }
-                    (f, _) => theory::cuckoo::check_fingerprint_bits(f)?,
-                };
-                Ok(Box::new(CuckooFilter::with_capacity_and(
-                    self.n,
-                    f,
-                    self.hasher(),
-                )?))
-            }
-        }
+    pub fn build(&self) -> Result<AnyFilter> {
+        AnyFilter::build(self)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::filter::Filter;
 
     #[test]
     fn builds_standard_from_n_p_and_from_m_k() {

@@ -5,7 +5,7 @@ use bloomlab::filters::{BlockedBloom, CountingBloom, SplitBlockBloom, StandardBl
 use bloomlab::stats::{Z95, wilson};
 use bloomlab::theory;
 use bloomlab::workload::{KeyGen, KeyKind};
-use bloomlab::{Error, Filter, FilterKind, FilterSpec, Removable};
+use bloomlab::{AnyFilter, Error, Filter, FilterKind, FilterSpec, Removable};
 use proptest::prelude::*;
 use std::collections::HashSet;
 
@@ -245,7 +245,7 @@ fn measure_fpr(f: &mut dyn Filter, n: u64, queries: u64, seed: u64) -> (u64, u64
     (fp, queries)
 }
 
-fn ten_bits_per_key(kind: FilterKind, n: u64) -> Box<dyn Filter> {
+fn ten_bits_per_key(kind: FilterKind, n: u64) -> AnyFilter {
     FilterSpec {
         kind,
         n,
@@ -266,12 +266,12 @@ fn ten_bits_per_key(kind: FilterKind, n: u64) -> Box<dyn Filter> {
 #[test]
 fn blocked_and_split_block_at_ten_bits_per_key_follow_their_models() {
     let (n, q, trials) = (20_000u64, 200_000u64, 1..=5u64);
-    let run = |kind: FilterKind| -> (u64, u64, f64, Box<dyn Filter>) {
+    let run = |kind: FilterKind| -> (u64, u64, f64, AnyFilter) {
         let (mut fp, mut total, mut model) = (0, 0, 0.0);
         let mut last = None;
         for seed in trials.clone() {
             let mut f = ten_bits_per_key(kind, n);
-            let (x, t) = measure_fpr(f.as_mut(), n, q, seed);
+            let (x, t) = measure_fpr(&mut f, n, q, seed);
             fp += x;
             total += t;
             model += f.expected_fpr();

@@ -8,7 +8,7 @@
 //! this test. One `#[test]` only, so no other thread allocates while the cap is low.
 
 use bloomlab::persist::{self, LoadOptions, SaveOptions};
-use bloomlab::{Error, Filter, StandardBloom};
+use bloomlab::{AnyFilter, Error, Filter, StandardBloom};
 use cap::Cap;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
@@ -17,7 +17,7 @@ use std::alloc;
 #[global_allocator]
 static ALLOCATOR: Cap<alloc::System> = Cap::new(alloc::System, usize::MAX);
 
-fn decode_capped(bytes: &[u8]) -> Result<Box<dyn Filter>, Error> {
+fn decode_capped(bytes: &[u8]) -> Result<AnyFilter, Error> {
     let budget = 3 * bytes.len() + (256 << 10);
     ALLOCATOR
         .set_limit(ALLOCATOR.allocated() + budget)

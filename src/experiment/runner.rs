@@ -15,6 +15,7 @@ use crate::error::{Error, Param, Result};
 use crate::filter::{Filter, FilterKind};
 use crate::hash::{AnyHasher, AnyStrategy, IndexStrategy, mix64};
 use crate::measure::{Control, MeasureConfig, Measurement, measure};
+use crate::registry::AnyFilter;
 use crate::spec::FilterSpec;
 use crate::stats;
 use crate::theory;
@@ -107,7 +108,7 @@ fn build(
     label: &str,
     out: &mut RunOutput,
     progress: &dyn Progress,
-) -> Result<Option<Box<dyn Filter>>> {
+) -> Result<Option<AnyFilter>> {
     match spec.build() {
         Ok(f) => Ok(Some(f)),
         Err(e) if not_built(&e) => {
@@ -122,7 +123,7 @@ fn build(
 }
 
 /// Build `spec` and throw it away (errors are reported by the real build that follows).
-fn spec_warm_up(spec: &FilterSpec) -> Option<Box<dyn Filter>> {
+fn spec_warm_up(spec: &FilterSpec) -> Option<AnyFilter> {
     spec.build().ok()
 }
 
@@ -474,7 +475,7 @@ fn run_fill(exp: &Experiment, progress: &dyn Progress) -> Result<RunOutput> {
                 continue 'series;
             };
             let slot_count = if var == SweepVar::Load {
-                Some(slots(f.as_ref())?)
+                Some(slots(&f)?)
             } else {
                 None
             };
@@ -502,7 +503,7 @@ fn run_fill(exp: &Experiment, progress: &dyn Progress) -> Result<RunOutput> {
                     }
                 }
                 progress.advance((next - start) % (1 << 16));
-                let fp = query_absent(f.as_ref(), &keygen, spec.queries, &mut buf);
+                let fp = query_absent(&f, &keygen, spec.queries, &mut buf);
                 progress.advance(spec.queries);
                 let a = &mut accs[ci];
                 a.rates.push(fp as f64 / spec.queries as f64);
@@ -748,7 +749,7 @@ fn run_memory(exp: &Experiment, progress: &dyn Progress) -> Result<RunOutput> {
             let after = alloc_count::snapshot();
             progress.advance(n % (1 << 20));
             let bytes = after.live_since(&before);
-            let mut r = series_row(s, f.as_ref());
+            let mut r = series_row(s, &f);
             r.set("structure", s.label.as_str())
                 .set("p", fspec.p)
                 .set("n", n)
@@ -961,7 +962,7 @@ fn run_hash_quality(exp: &Experiment, progress: &dyn Progress) -> Result<RunOutp
         let mut counts = vec![0u64; bins as usize];
         let mut rates = Vec::new();
         let (mut fp, mut queries, mut fneg) = (0u64, 0u64, 0u64);
-        let mut last: Option<Box<dyn Filter>> = None;
+        let mut last: Option<AnyFilter> = None;
         let mut model = Vec::new();
         for t in 0..spec.trials {
             let (key_seed, fspec) = trial_spec(s, spec.seed, t, spec.trials);
@@ -992,7 +993,7 @@ fn run_hash_quality(exp: &Experiment, progress: &dyn Progress) -> Result<RunOutp
                 }
             }
             progress.advance(n % (1 << 20));
-            let tfp = query_absent(f.as_ref(), &keygen, spec.queries, &mut buf);
+            let tfp = query_absent(&f, &keygen, spec.queries, &mut buf);
             progress.advance(spec.queries);
             // No false negatives, checked on the sample whose positions were binned.
             for i in 0..sample {
@@ -1006,7 +1007,7 @@ fn run_hash_quality(exp: &Experiment, progress: &dyn Progress) -> Result<RunOutp
             last = Some(f);
         }
         let Some(f) = last else { continue };
-        let mut r = series_row(s, f.as_ref());
+        let mut r = series_row(s, &f);
         let n = s.spec.n;
         r.set("n", n)
             .set("m_bits", f.bits())

@@ -4,7 +4,6 @@
 use crate::error::{Error, Param, Result};
 use crate::filter::{Filter, FilterKind};
 use crate::hash::{HashId, ItemHasher, StrategyId, Xxh3, mix64, reduce};
-use crate::spec::FilterSpec;
 use crate::theory;
 use crate::theory::blocked::{BLOCK_BITS, BlockedSizing};
 
@@ -223,29 +222,6 @@ impl<H: ItemHasher> BlockedBloom<H> {
             .flat_map(|b| b.0)
             .map(|w| u64::from(w.count_ones()))
             .sum()
-    }
-
-    /// Build from a spec: from (n, p) by the blocked-model search (with `spec.k` fixed when
-    /// given), or from `m` (rounded up to whole blocks) with `spec.k` or the k that minimises the
-    /// blocked model for n items.
-    ///
-    /// # Errors
-    /// Invalid parameters; [`Error::Allocation`].
-    pub fn from_spec(spec: &FilterSpec, hasher: H) -> Result<Self> {
-        theory::check_n(spec.n)?;
-        match (spec.m, spec.p) {
-            (Some(m), _) => {
-                theory::check_m(m)?;
-                let blocks = m.div_ceil(BLOCK_BITS);
-                let k = match spec.k {
-                    Some(k) => theory::check_k(k)?,
-                    None => theory::blocked::optimal_k_blocked(blocks, spec.n).0,
-                };
-                Self::with_blocks_and(blocks, k, hasher)
-            }
-            (None, Some(p)) => Self::with_rate_and(spec.n, p, spec.k, hasher),
-            (None, None) => Err(Error::invalid(Param::P, "none", "give p (or m)")),
-        }
     }
 }
 

@@ -3,7 +3,6 @@
 use crate::error::{Error, Param, Result};
 use crate::filter::{Filter, FilterKind};
 use crate::hash::{HashId, ItemHasher, StrategyId, Xxh64};
-use crate::spec::FilterSpec;
 use crate::theory;
 use crate::theory::split_block::{BLOCK_BITS, MAX_BLOCKS, WORDS};
 
@@ -167,29 +166,6 @@ impl<H: ItemHasher> SplitBlockBloom<H> {
             hasher,
             parquet_hash,
         })
-    }
-
-    /// Build from a spec: from `m` (rounded up to whole blocks) or from (n, p) by the model. k is
-    /// 8 by construction; a spec asking for another k is refused.
-    ///
-    /// # Errors
-    /// Invalid parameters (including k ≠ 8); [`Error::Allocation`].
-    pub fn from_spec(spec: &FilterSpec, hasher: H) -> Result<Self> {
-        theory::check_n(spec.n)?;
-        if let Some(k) = spec.k
-            && k != WORDS
-        {
-            return Err(Error::invalid(
-                Param::K,
-                k,
-                "8 (the split-block filter sets one bit in each of its 8 words)",
-            ));
-        }
-        match (spec.m, spec.p) {
-            (Some(m), _) => Self::with_bits_and(m, hasher),
-            (None, Some(p)) => Self::with_rate_and(spec.n, p, hasher),
-            (None, None) => Err(Error::invalid(Param::P, "none", "give p (or m)")),
-        }
     }
 
     /// Rebuild from saved parts (see [`crate::persist`]).
@@ -393,17 +369,5 @@ mod tests {
         assert!(SplitBlockBloom::from_parquet_bytes(&[]).is_err());
         assert!(SplitBlockBloom::with_bits(0).is_err());
         assert!(SplitBlockBloom::with_blocks_and(MAX_BLOCKS + 1, Xxh64::default()).is_err());
-        let spec = FilterSpec {
-            kind: FilterKind::SplitBlock,
-            k: Some(7),
-            ..FilterSpec::default()
-        };
-        assert!(matches!(
-            SplitBlockBloom::from_spec(&spec, Xxh64::default()),
-            Err(Error::InvalidParameter {
-                param: Param::K,
-                ..
-            })
-        ));
     }
 }

@@ -10,14 +10,10 @@ use super::{
     parse_p, parse_strategy, parse_tightening, pct, thousands,
 };
 use bloomlab::filter::FilterKind;
-use bloomlab::filters::{
-    BlockedBloom, CountingBloom, CuckooFilter, ScalableBloom, ScalableParams, SplitBlockBloom,
-};
-use bloomlab::hash::{AnyHasher, AnyStrategy, HashId, StrategyId};
-use bloomlab::persist::Persist;
-use bloomlab::persist::{self, KeyPolicy, SaveOptions};
+use bloomlab::hash::{AnyHasher, HashId, StrategyId};
+use bloomlab::persist::{KeyPolicy, SaveOptions};
 use bloomlab::spec::FilterSpec;
-use bloomlab::{Error, Filter, Param, Result, StandardBloom};
+use bloomlab::{AnyFilter, Error, Filter, Param, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::{BufRead, BufReader, IsTerminal, Read};
 use std::path::{Path, PathBuf};
@@ -224,70 +220,18 @@ pub fn run(a: &Args) -> Result<()> {
         },
         None => spec.hasher(),
     };
-    let strategy = AnyStrategy(a.strategy);
+    let spec = FilterSpec {
+        fingerprint_bits: a.fingerprint_bits,
+        growth: a.growth,
+        tightening: a.tightening,
+        nonscaling: a.nonscaling,
+        ..spec
+    };
     let out = Built {
         n,
         keyed: key.is_some(),
     };
-    match a.filter {
-        FilterKind::Standard => {
-            let s = spec.bloom_sizing()?;
-            out.fill_and_save(a, StandardBloom::with_bits_and(s.m, s.k, hasher, strategy)?)
-        }
-        FilterKind::Counting => {
-            let s = spec.bloom_sizing()?;
-            out.fill_and_save(
-                a,
-                CountingBloom::with_counters_and(s.m, s.k, hasher, strategy)?,
-            )
-        }
-        FilterKind::Blocked => out.fill_and_save(a, BlockedBloom::from_spec(&spec, hasher)?),
-        FilterKind::SplitBlock => out.fill_and_save(a, SplitBlockBloom::from_spec(&spec, hasher)?),
-        FilterKind::Scalable => {
-            refuse_m_k(a, "scalable: layers are sized from n (first layer) and p")?;
-            let p = a.p.ok_or_else(|| {
-                Error::invalid(Param::P, "none", "give --p: the bound scalable layers keep")
-            })?;
-            let params = ScalableParams {
-                initial_capacity: n,
-                p,
-                growth: a.growth,
-                tightening: a.tightening,
-                nonscaling: a.nonscaling,
-            };
-            out.fill_and_save(a, ScalableBloom::with_params_and(params, hasher, strategy)?)
-        }
-        FilterKind::Cuckoo => {
-            refuse_m_k(a, "cuckoo: sized from n and p (or --fingerprint-bits)")?;
-            let f = match (a.fingerprint_bits, a.p) {
-                (0, Some(p)) => bloomlab::theory::cuckoo::fingerprint_bits_for(p)?,
-                (0, None) => {
-                    return Err(Error::invalid(
-                        Param::P,
-                        "none",
-                        "give --p or --fingerprint-bits (8, 12 or 16)",
-                    ));
-                }
-                (f, _) => f,
-            };
-            out.fill_and_save(a, CuckooFilter::with_capacity_and(n, f, hasher)?)
-        }
-        other => Err(Error::unknown(
-            "filter for `build`",
-            other.name(),
-            &FilterKind::ALL.map(FilterKind::name),
-        )),
-    }
-}
-
-fn refuse_m_k(a: &Args, why: &str) -> Result<()> {
-    if let Some(m) = a.m {
-        return Err(Error::invalid(Param::M, m, format!("not used by {why}")));
-    }
-    if let Some(k) = a.k {
-        return Err(Error::invalid(Param::K, k, format!("not used by {why}")));
-    }
-    Ok(())
+    out.fill_and_save(a, AnyFilter::build_with(&spec, hasher)?)
 }
 
 /// What `run` knows before the filter exists.
@@ -299,7 +243,7 @@ struct Built {
 impl Built {
     /// Insert every key (stopping at the first refusal of a filter with a hard capacity: a
     /// filter missing keys would give false negatives), save, report.
-    fn fill_and_save<F: Filter + Persist>(&self, a: &Args, mut f: F) -> Result<()> {
+    fn fill_and_save(&self, a: &Args, mut f: AnyFilter) -> Result<()> {
         let n = self.n;
         let mut failed = None;
         let inserted = for_each_key(&a.keys, "inserting", |k| {
@@ -318,7 +262,7 @@ impl Built {
                      nothing was written — give a larger --n{}",
                     a.filter,
                     thousands(f.len()),
-                    if a.filter == FilterKind::Scalable {
+                    if a.filter.caps().grows {
                         " or drop --nonscaling"
                     } else {
                         ""
@@ -334,7 +278,7 @@ impl Built {
                 KeyPolicy::Auto
             },
         };
-        persist::save(&f, &a.out, &opts)?;
+        f.save(&a.out, &opts)?;
         let size = std::fs::metadata(&a.out).map_or(0, |m| m.len());
         println!(
             "built a {} filter: {} keys, m = {} bits, k = {}, hash {}, strategy {}",
@@ -367,7 +311,7 @@ impl Built {
             }
         }
         // A scalable filter grows to keep its bound; the others lose accuracy past n.
-        if inserted > n && a.filter != FilterKind::Scalable {
+        if inserted > n && !a.filter.caps().grows {
             eprintln!(
                 "warning: {} keys inserted into a filter designed for {}: its FPR is above the target",
                 thousands(inserted),

@@ -8,7 +8,7 @@
 use super::build::read_key_file;
 use bloomlab::hash::HashId;
 use bloomlab::persist::{self, LoadOptions};
-use bloomlab::{Error, Result};
+use bloomlab::{Error, Filter, Result};
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;

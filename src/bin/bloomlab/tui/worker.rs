@@ -10,10 +10,10 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use bloomlab::bits::BitVec;
-use bloomlab::hash::{AnyHasher, AnyStrategy, IndexStrategy};
+use bloomlab::hash::{AnyStrategy, IndexStrategy};
 use bloomlab::measure::{Control, MeasureConfig, measure};
 use bloomlab::workload::{KeyChunk, KeyGen};
-use bloomlab::{Error, Filter, FilterKind, FilterSpec, StandardBloom, stats, theory};
+use bloomlab::{Error, Filter, FilterKind, FilterSpec, stats, theory};
 
 use super::msg::{
     Cmd, CompareJob, CompareResult, ExploreJob, FillMap, HashResult, HashesJob, RowOutcome, Slot,
@@ -341,24 +341,11 @@ fn run_explore(
             details: f.details(),
         });
     };
-    if job.spec.kind == FilterKind::Standard {
-        let sizing = job.spec.bloom_sizing()?;
-        let mut f = StandardBloom::with_bits_and(
-            sizing.m,
-            sizing.k,
-            AnyHasher::new(job.spec.hash, job.spec.seed),
-            AnyStrategy(job.spec.strategy),
-        )?;
-        let ns = insert_all(&mut f, &keygen, n, total, &rep, cancel)?;
-        let fill = fill_map(f.bit_vec(), job.regions);
-        built(f.bits(), f.bytes(), Some(fill), ns, &f);
-        query_loop(&f, job, &keygen, &rep, cancel, tx)
-    } else {
-        let mut f = job.spec.build()?;
-        let ns = insert_all(f.as_mut(), &keygen, n, total, &rep, cancel)?;
-        built(f.bits(), f.bytes(), None, ns, f.as_ref());
-        query_loop(f.as_ref(), job, &keygen, &rep, cancel, tx)
-    }
+    let mut f = job.spec.build()?;
+    let ns = insert_all(&mut f, &keygen, n, total, &rep, cancel)?;
+    let fill = f.bit_vec().map(|b| fill_map(b, job.regions));
+    built(f.bits(), f.bytes(), fill, ns, &f);
+    query_loop(&f, job, &keygen, &rep, cancel, tx)
 }
 
 fn outcome_of<T>(e: Error) -> Result<RowOutcome<T>, Error> {

@@ -1,0 +1,602 @@
+//! The filter registry: every kind, what it can do, and its concrete type, in one place.
+//!
+//! [`FilterKind`] names a kind and knows its [`Capabilities`] and its file-format code;
+//! [`AnyFilter`] is a closed enum over the concrete filter types (with run-time hash
+//! [`AnyHasher`] and strategy [`AnyStrategy`]). Specs build an `AnyFilter`
+//! ([`FilterSpec::build`]), loading any file returns one ([`crate::persist::load_any`]), and the
+//! CLI, TUI and experiments work with it. The kind → type match is written here once; every
+//! other place asks a kind's capabilities or an `AnyFilter` method, and every `match` over
+//! kinds in the crate is exhaustive, so a new kind makes the compiler list the places that
+//! must handle it.
+//!
+//! Dispatch is by `match` (one predictable branch per call), not through a vtable, and the
+//! inner filters stay monomorphic over `AnyHasher` / `AnyStrategy`.
+
+use std::fmt;
+use std::io;
+use std::path::Path;
+use std::str::FromStr;
+
+use crate::bits::BitVec;
+use crate::error::{Error, Param, Result};
+use crate::filter::{Filter, Removable};
+use crate::filters::{
+    BlockedBloom, CountingBloom, CuckooFilter, ScalableBloom, ScalableParams, SplitBlockBloom,
+    StandardBloom,
+};
+use crate::hash::{AnyHasher, AnyStrategy, HashId, StrategyId};
+use crate::persist::{self, Identity, LoadOptions, Persist, SaveOptions};
+use crate::spec::FilterSpec;
+use crate::theory;
+
+/// The filter kinds (public names: `standard`, `counting`, `blocked`, `split-block`,
+/// `scalable`, `cuckoo`).
+///
+/// Not `#[non_exhaustive]` on purpose: the binary and the tests match on it exhaustively, so
+/// adding a kind is a compile error everywhere it must be handled.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum FilterKind {
+    /// The classic Bloom filter: one bit array, k bits per item.
+    Standard,
+    /// 4-bit counters instead of bits: supports remove.
+    Counting,
+    /// All k bits of an item in one 512-bit (cache-line) block.
+    Blocked,
+    /// Apache Parquet's split block Bloom filter: 256-bit blocks of eight 32-bit words.
+    SplitBlock,
+    /// A growing sequence of standard filters with a compound FPR bound.
+    Scalable,
+    /// Cuckoo filter: fingerprints in buckets of 4, supports remove.
+    Cuckoo,
+}
+
+/// How a kind is sized.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sizing {
+    /// By bits (or cells) and k, or by (n, p) through its own rule: `m` and `k` may be given.
+    Bits,
+    /// Only by (n, p) (and kind-specific parameters): `m` and `k` are refused.
+    Rate,
+}
+
+/// What a kind can do: every front end asks these instead of matching on kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(
+    clippy::struct_excessive_bools,
+    reason = "independent yes/no facts about a kind, read by name"
+)]
+pub struct Capabilities {
+    /// Supports [`Removable::remove`].
+    pub removable: bool,
+    /// Keeps its FPR bound while growing past its design capacity.
+    pub grows: bool,
+    /// Built from the whole key set at once; `insert` after build is a typed error.
+    pub static_set: bool,
+    /// Uses an index strategy (`double`, `enhanced-double`, …).
+    pub has_strategy: bool,
+    /// Exposes the cell positions an item maps to (for the bit picture and the walkthrough).
+    pub exposes_positions: bool,
+    /// Whether m and k can be given.
+    pub sizing: Sizing,
+}
+
+impl FilterKind {
+    /// Every filter kind.
+    pub const ALL: [FilterKind; 6] = [
+        FilterKind::Standard,
+        FilterKind::Counting,
+        FilterKind::Blocked,
+        FilterKind::SplitBlock,
+        FilterKind::Scalable,
+        FilterKind::Cuckoo,
+    ];
+
+    /// The public name.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            FilterKind::Standard => "standard",
+            FilterKind::Counting => "counting",
+            FilterKind::Blocked => "blocked",
+            FilterKind::SplitBlock => "split-block",
+            FilterKind::Scalable => "scalable",
+            FilterKind::Cuckoo => "cuckoo",
+        }
+    }
+
+    /// The known names.
+    #[must_use]
+    pub fn names() -> Vec<&'static str> {
+        Self::ALL.iter().map(|h| h.name()).collect()
+    }
+
+    /// The one-byte id written in the file format. Fixed forever: never reuse a number.
+    #[must_use]
+    pub fn code(self) -> u8 {
+        match self {
+            FilterKind::Standard => 0,
+            FilterKind::Counting => 1,
+            FilterKind::Blocked => 2,
+            FilterKind::SplitBlock => 3,
+            FilterKind::Scalable => 4,
+            FilterKind::Cuckoo => 5,
+        }
+    }
+
+    /// The kind for a code written by [`FilterKind::code`].
+    #[must_use]
+    pub fn from_code(c: u8) -> Option<Self> {
+        Some(match c {
+            0 => FilterKind::Standard,
+            1 => FilterKind::Counting,
+            2 => FilterKind::Blocked,
+            3 => FilterKind::SplitBlock,
+            4 => FilterKind::Scalable,
+            5 => FilterKind::Cuckoo,
+            _ => return None,
+        })
+    }
+
+    /// What this kind can do.
+    #[must_use]
+    pub fn caps(self) -> Capabilities {
+        let bloom = Capabilities {
+            removable: false,
+            grows: false,
+            static_set: false,
+            has_strategy: true,
+            exposes_positions: false,
+            sizing: Sizing::Bits,
+        };
+        match self {
+            FilterKind::Standard => Capabilities {
+                exposes_positions: true,
+                ..bloom
+            },
+            FilterKind::Counting => Capabilities {
+                removable: true,
+                exposes_positions: true,
+                ..bloom
+            },
+            FilterKind::Blocked | FilterKind::SplitBlock => Capabilities {
+                has_strategy: false,
+                ..bloom
+            },
+            FilterKind::Scalable => Capabilities {
+                grows: true,
+                sizing: Sizing::Rate,
+                ..bloom
+            },
+            FilterKind::Cuckoo => Capabilities {
+                removable: true,
+                has_strategy: false,
+                sizing: Sizing::Rate,
+                ..bloom
+            },
+        }
+    }
+}
+
+impl fmt::Display for FilterKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for FilterKind {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|h| h.name().eq_ignore_ascii_case(s))
+            .ok_or_else(|| Error::unknown("filter", s, &Self::names()))
+    }
+}
+
+/// Any filter, with run-time hash and strategy: what specs build and files load.
+#[derive(Debug, Clone)]
+pub enum AnyFilter {
+    /// [`FilterKind::Standard`].
+    Standard(StandardBloom<AnyHasher, AnyStrategy>),
+    /// [`FilterKind::Counting`].
+    Counting(CountingBloom<AnyHasher, AnyStrategy>),
+    /// [`FilterKind::Blocked`].
+    Blocked(BlockedBloom<AnyHasher>),
+    /// [`FilterKind::SplitBlock`].
+    SplitBlock(SplitBlockBloom<AnyHasher>),
+    /// [`FilterKind::Scalable`].
+    Scalable(ScalableBloom<AnyHasher, AnyStrategy>),
+    /// [`FilterKind::Cuckoo`].
+    Cuckoo(CuckooFilter<AnyHasher>),
+}
+
+/// `each!(self, f => expr)`: evaluate `expr` with `f` bound to the concrete filter.
+macro_rules! each {
+    ($s:expr, $f:ident => $e:expr) => {
+        match $s {
+            AnyFilter::Standard($f) => $e,
+            AnyFilter::Counting($f) => $e,
+            AnyFilter::Blocked($f) => $e,
+            AnyFilter::SplitBlock($f) => $e,
+            AnyFilter::Scalable($f) => $e,
+            AnyFilter::Cuckoo($f) => $e,
+        }
+    };
+}
+
+impl AnyFilter {
+    /// Build `spec` with its own hasher.
+    ///
+    /// # Errors
+    /// Invalid parameters (each kind sized by its own rule), or the memory cannot be had.
+    pub fn build(spec: &FilterSpec) -> Result<Self> {
+        Self::build_with(spec, spec.hasher())
+    }
+
+    /// Build `spec` with a given hasher (e.g. a SipHash key read from a key file).
+    ///
+    /// # Errors
+    /// As [`AnyFilter::build`].
+    pub fn build_with(spec: &FilterSpec, hasher: AnyHasher) -> Result<Self> {
+        let strategy = AnyStrategy(spec.strategy);
+        if spec.kind.caps().sizing == Sizing::Rate {
+            refuse_m_k(spec)?;
+        }
+        Ok(match spec.kind {
+            FilterKind::Standard => {
+                let s = spec.bloom_sizing()?;
+                Self::Standard(StandardBloom::with_bits_and(s.m, s.k, hasher, strategy)?)
+            }
+            FilterKind::Counting => {
+                let s = spec.bloom_sizing()?;
+                Self::Counting(CountingBloom::with_counters_and(
+                    s.m, s.k, hasher, strategy,
+                )?)
+            }
+            FilterKind::Blocked => Self::Blocked(build_blocked(spec, hasher)?),
+            FilterKind::SplitBlock => Self::SplitBlock(build_split_block(spec, hasher)?),
+            FilterKind::Scalable => {
+                let p = spec.p.ok_or_else(|| {
+                    Error::invalid(Param::P, "none", "give p: the bound scalable layers keep")
+                })?;
+                let params = ScalableParams {
+                    initial_capacity: spec.n,
+                    p,
+                    growth: spec.growth,
+                    tightening: spec.tightening,
+                    nonscaling: spec.nonscaling,
+                };
+                Self::Scalable(ScalableBloom::with_params_and(params, hasher, strategy)?)
+            }
+            FilterKind::Cuckoo => {
+                let f = match (spec.fingerprint_bits, spec.p) {
+                    (0, Some(p)) => theory::cuckoo::fingerprint_bits_for(p)?,
+                    (0, None) => {
+                        return Err(Error::invalid(
+                            Param::P,
+                            "none",
+                            "give p or fingerprint-bits (8, 12 or 16)",
+                        ));
+                    }
+                    (f, _) => theory::cuckoo::check_fingerprint_bits(f)?,
+                };
+                Self::Cuckoo(CuckooFilter::with_capacity_and(spec.n, f, hasher)?)
+            }
+        })
+    }
+
+    /// Decode the payload of a verified container holding `kind`.
+    pub(crate) fn decode(
+        kind: FilterKind,
+        id: &Identity,
+        params: &[u8],
+        payload: &[u8],
+    ) -> Result<Self> {
+        Ok(match kind {
+            FilterKind::Standard => Self::Standard(Persist::decode(id, params, payload)?),
+            FilterKind::Counting => Self::Counting(Persist::decode(id, params, payload)?),
+            FilterKind::Blocked => Self::Blocked(Persist::decode(id, params, payload)?),
+            FilterKind::SplitBlock => Self::SplitBlock(Persist::decode(id, params, payload)?),
+            FilterKind::Scalable => Self::Scalable(Persist::decode(id, params, payload)?),
+            FilterKind::Cuckoo => Self::Cuckoo(Persist::decode(id, params, payload)?),
+        })
+    }
+
+    /// Encode in bloomlab's format ([`crate::persist`]).
+    ///
+    /// # Errors
+    /// [`Error::Allocation`].
+    pub fn to_bytes(&self, opts: &SaveOptions) -> Result<Vec<u8>> {
+        each!(self, f => persist::to_bytes(f, opts))
+    }
+
+    /// Write in bloomlab's format to `w`.
+    ///
+    /// # Errors
+    /// What the writer returns.
+    pub fn write_to(&self, w: &mut dyn io::Write, opts: &SaveOptions) -> io::Result<()> {
+        each!(self, f => persist::write_to(f, w, opts))
+    }
+
+    /// Save atomically to `path`.
+    ///
+    /// # Errors
+    /// [`Error::Io`].
+    pub fn save(&self, path: impl AsRef<Path>, opts: &SaveOptions) -> Result<()> {
+        each!(self, f => persist::save(f, path, opts))
+    }
+
+    /// Decode whatever filter `bytes` holds.
+    ///
+    /// # Errors
+    /// As [`persist::from_bytes`].
+    pub fn from_bytes(bytes: &[u8], opts: &LoadOptions) -> Result<Self> {
+        persist::from_bytes_any(bytes, opts)
+    }
+
+    /// Load whatever filter `path` holds.
+    ///
+    /// # Errors
+    /// As [`persist::load`].
+    pub fn load(path: impl AsRef<Path>, opts: &LoadOptions) -> Result<Self> {
+        persist::load_any(path, opts)
+    }
+
+    /// The bit array, for kinds that are one (the bit picture).
+    #[must_use]
+    pub fn bit_vec(&self) -> Option<&BitVec> {
+        match self {
+            Self::Standard(f) => Some(f.bit_vec()),
+            Self::Counting(_)
+            | Self::Blocked(_)
+            | Self::SplitBlock(_)
+            | Self::Scalable(_)
+            | Self::Cuckoo(_) => None,
+        }
+    }
+
+    /// The cell positions `item` maps to, for kinds that expose them
+    /// ([`Capabilities::exposes_positions`]).
+    #[must_use]
+    pub fn positions(&self, item: &[u8]) -> Option<Vec<u64>> {
+        match self {
+            Self::Standard(f) => Some(f.positions(item)),
+            Self::Counting(f) => Some(f.positions(item)),
+            Self::Blocked(_) | Self::SplitBlock(_) | Self::Scalable(_) | Self::Cuckoo(_) => None,
+        }
+    }
+
+    /// Remove one occurrence of `item`.
+    ///
+    /// # Errors
+    /// [`Error::NotPresent`] (the filter can tell `item` is absent);
+    /// [`Error::InvalidParameter`] (on `filter`) for kinds that cannot remove.
+    pub fn remove(&mut self, item: &[u8]) -> Result<()> {
+        let kind = self.kind();
+        match self.as_removable() {
+            Some(r) => r.remove(item),
+            None => Err(Error::invalid(
+                Param::Other("filter"),
+                kind,
+                "a removable kind (counting, cuckoo) to remove items",
+            )),
+        }
+    }
+}
+
+fn refuse_m_k(spec: &FilterSpec) -> Result<()> {
+    let why = match spec.kind {
+        FilterKind::Scalable => "scalable: layers are sized from n (first layer) and p",
+        FilterKind::Cuckoo => "cuckoo: sized from n and p (or fingerprint-bits)",
+        FilterKind::Standard
+        | FilterKind::Counting
+        | FilterKind::Blocked
+        | FilterKind::SplitBlock => "this kind",
+    };
+    if let Some(m) = spec.m {
+        return Err(Error::invalid(Param::M, m, format!("not used by {why}")));
+    }
+    if let Some(k) = spec.k {
+        return Err(Error::invalid(Param::K, k, format!("not used by {why}")));
+    }
+    Ok(())
+}
+
+/// A blocked filter from `(m[, k])` (m rounded up to whole blocks) or `(n, p[, k])`.
+fn build_blocked(spec: &FilterSpec, hasher: AnyHasher) -> Result<BlockedBloom<AnyHasher>> {
+    theory::check_n(spec.n)?;
+    match (spec.m, spec.p) {
+        (Some(m), _) => {
+            theory::check_m(m)?;
+            let blocks = m.div_ceil(theory::blocked::BLOCK_BITS);
+            let k = match spec.k {
+                Some(k) => theory::check_k(k)?,
+                None => theory::blocked::optimal_k_blocked(blocks, spec.n).0,
+            };
+            BlockedBloom::with_blocks_and(blocks, k, hasher)
+        }
+        (None, Some(p)) => BlockedBloom::with_rate_and(spec.n, p, spec.k, hasher),
+        (None, None) => Err(Error::invalid(Param::P, "none", "give p (or m)")),
+    }
+}
+
+/// A split-block filter from `m` or `(n, p)`; k is fixed at 8 (one bit per word).
+fn build_split_block(spec: &FilterSpec, hasher: AnyHasher) -> Result<SplitBlockBloom<AnyHasher>> {
+    theory::check_n(spec.n)?;
+    let words = theory::split_block::WORDS;
+    if let Some(k) = spec.k
+        && k != words
+    {
+        return Err(Error::invalid(
+            Param::K,
+            k,
+            "8 (the split-block filter sets one bit in each of its 8 words)",
+        ));
+    }
+    match (spec.m, spec.p) {
+        (Some(m), _) => SplitBlockBloom::with_bits_and(m, hasher),
+        (None, Some(p)) => SplitBlockBloom::with_rate_and(spec.n, p, hasher),
+        (None, None) => Err(Error::invalid(Param::P, "none", "give p (or m)")),
+    }
+}
+
+impl Filter for AnyFilter {
+    #[inline]
+    fn try_insert(&mut self, item: &[u8]) -> Result<()> {
+        each!(self, f => f.try_insert(item))
+    }
+    #[inline]
+    fn insert(&mut self, item: &[u8]) {
+        each!(self, f => f.insert(item));
+    }
+    #[inline]
+    fn contains(&self, item: &[u8]) -> bool {
+        each!(self, f => f.contains(item))
+    }
+    fn contains_batch(&self, items: &[&[u8]], out: &mut [bool]) {
+        each!(self, f => f.contains_batch(items, out));
+    }
+    fn len(&self) -> u64 {
+        each!(self, f => f.len())
+    }
+    fn bits(&self) -> u64 {
+        each!(self, f => f.bits())
+    }
+    fn bytes(&self) -> usize {
+        each!(self, f => f.bytes())
+    }
+    fn k(&self) -> u32 {
+        each!(self, f => f.k())
+    }
+    fn classic_params(&self) -> Option<(u64, u32)> {
+        each!(self, f => f.classic_params())
+    }
+    fn expected_fpr(&self) -> f64 {
+        each!(self, f => f.expected_fpr())
+    }
+    fn kind(&self) -> FilterKind {
+        each!(self, f => f.kind())
+    }
+    fn hash_id(&self) -> HashId {
+        each!(self, f => f.hash_id())
+    }
+    fn strategy_id(&self) -> Option<StrategyId> {
+        each!(self, f => f.strategy_id())
+    }
+    fn details(&self) -> Vec<(String, String)> {
+        each!(self, f => f.details())
+    }
+    fn as_removable(&mut self) -> Option<&mut dyn Removable> {
+        each!(self, f => f.as_removable())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The file format's kind bytes: fixed forever, never reuse a number.
+    #[test]
+    fn kind_codes_are_pinned() {
+        let pinned = [
+            (FilterKind::Standard, 0u8),
+            (FilterKind::Counting, 1),
+            (FilterKind::Blocked, 2),
+            (FilterKind::SplitBlock, 3),
+            (FilterKind::Scalable, 4),
+            (FilterKind::Cuckoo, 5),
+        ];
+        assert_eq!(pinned.len(), FilterKind::ALL.len());
+        for (kind, code) in pinned {
+            assert_eq!(kind.code(), code, "{kind}");
+        }
+        for c in 0..=u8::MAX {
+            match FilterKind::from_code(c) {
+                Some(k) => assert_eq!(k.code(), c),
+                None => assert!(pinned.iter().all(|&(_, code)| code != c), "{c}"),
+            }
+        }
+    }
+
+    #[test]
+    fn every_kind_builds_with_its_own_rule_and_reports_its_capabilities() {
+        for kind in FilterKind::ALL {
+            let mut f = AnyFilter::build(&FilterSpec::new(kind, 1000, 0.01)).unwrap();
+            assert_eq!(f.kind(), kind);
+            for i in 0u64..1000 {
+                f.insert(&i.to_le_bytes());
+            }
+            assert!((0u64..1000).all(|i| f.contains(&i.to_le_bytes())), "{kind}");
+            let caps = kind.caps();
+            assert_eq!(f.as_removable().is_some(), caps.removable, "{kind}");
+            assert_eq!(f.strategy_id().is_some(), caps.has_strategy, "{kind}");
+            assert_eq!(
+                f.positions(b"x").is_some(),
+                caps.exposes_positions,
+                "{kind}"
+            );
+            assert_eq!(
+                caps.removable,
+                f.remove(&7u64.to_le_bytes()).is_ok(),
+                "{kind}"
+            );
+        }
+    }
+
+    #[test]
+    fn split_block_refuses_a_k_other_than_8() {
+        let spec = FilterSpec {
+            k: Some(7),
+            ..FilterSpec::new(FilterKind::SplitBlock, 1000, 0.01)
+        };
+        let e = AnyFilter::build(&spec).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::InvalidParameter {
+                    param: Param::K,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn rate_sized_kinds_refuse_m_and_k() {
+        for kind in FilterKind::ALL {
+            let spec = FilterSpec {
+                m: Some(10_000),
+                ..FilterSpec::new(kind, 1000, 0.01)
+            };
+            let r = AnyFilter::build(&spec);
+            assert_eq!(
+                r.is_err(),
+                kind.caps().sizing == Sizing::Rate,
+                "{kind}: {r:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn round_trips_through_the_format() {
+        for kind in FilterKind::ALL {
+            let mut f = AnyFilter::build(&FilterSpec::new(kind, 500, 0.01)).unwrap();
+            for i in 0u64..500 {
+                f.insert(&i.to_le_bytes());
+            }
+            let bytes = f.to_bytes(&SaveOptions::default()).unwrap();
+            let g = AnyFilter::from_bytes(&bytes, &LoadOptions::new()).unwrap();
+            assert_eq!(g.kind(), kind);
+            assert_eq!((g.len(), g.bits(), g.k()), (f.len(), f.bits(), f.k()));
+            for i in 0u64..2000 {
+                let x = i.to_le_bytes();
+                assert_eq!(f.contains(&x), g.contains(&x), "{kind} {i}");
+            }
+        }
+    }
+}
