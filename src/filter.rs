@@ -1,10 +1,10 @@
 //! The common interface of every filter.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::hash::{HashId, StrategyId};
 use std::fmt;
+use std::str::FromStr;
 
-pub use crate::registry::{Capabilities, FilterKind, Sizing};
 
 /// An approximate-membership filter over byte strings.
 ///
@@ -102,4 +102,173 @@ pub trait Removable: Filter {
     /// # Errors
     /// [`Error::NotPresent`] when the filter can tell the item is absent; nothing changes then.
     fn remove(&mut self, item: &[u8]) -> Result<()>;
+}
+
+/// The filter kinds (public names: `standard`, `counting`, `blocked`, `split-block`,
+/// `scalable`, `cuckoo`). The concrete type of each kind is [`crate::registry::AnyFilter`]'s
+/// business; this enum sits below the filters so they can name their kind without a cycle.
+///
+/// Not `#[non_exhaustive]` on purpose: the binary and the tests match on it exhaustively, so
+/// adding a kind is a compile error everywhere it must be handled.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum FilterKind {
+    /// The classic Bloom filter: one bit array, k bits per item.
+    Standard,
+    /// 4-bit counters instead of bits: supports remove.
+    Counting,
+    /// All k bits of an item in one 512-bit (cache-line) block.
+    Blocked,
+    /// Apache Parquet's split block Bloom filter: 256-bit blocks of eight 32-bit words.
+    SplitBlock,
+    /// A growing sequence of standard filters with a compound FPR bound.
+    Scalable,
+    /// Cuckoo filter: fingerprints in buckets of 4, supports remove.
+    Cuckoo,
+}
+
+/// How a kind is sized.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sizing {
+    /// By bits (or cells) and k, or by (n, p) through its own rule: `m` and `k` may be given.
+    Bits,
+    /// Only by (n, p) (and kind-specific parameters): `m` and `k` are refused.
+    Rate,
+}
+
+/// What a kind can do: every front end asks these instead of matching on kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(
+    clippy::struct_excessive_bools,
+    reason = "independent yes/no facts about a kind, read by name"
+)]
+pub struct Capabilities {
+    /// Supports [`Removable::remove`].
+    pub removable: bool,
+    /// Keeps its FPR bound while growing past its design capacity.
+    pub grows: bool,
+    /// Built from the whole key set at once; `insert` after build is a typed error.
+    pub static_set: bool,
+    /// Uses an index strategy (`double`, `enhanced-double`, …).
+    pub has_strategy: bool,
+    /// Exposes the cell positions an item maps to (for the bit picture and the walkthrough).
+    pub exposes_positions: bool,
+    /// Whether m and k can be given.
+    pub sizing: Sizing,
+}
+
+impl FilterKind {
+    /// Every filter kind.
+    pub const ALL: [FilterKind; 6] = [
+        FilterKind::Standard,
+        FilterKind::Counting,
+        FilterKind::Blocked,
+        FilterKind::SplitBlock,
+        FilterKind::Scalable,
+        FilterKind::Cuckoo,
+    ];
+
+    /// The public name.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            FilterKind::Standard => "standard",
+            FilterKind::Counting => "counting",
+            FilterKind::Blocked => "blocked",
+            FilterKind::SplitBlock => "split-block",
+            FilterKind::Scalable => "scalable",
+            FilterKind::Cuckoo => "cuckoo",
+        }
+    }
+
+    /// The known names.
+    #[must_use]
+    pub fn names() -> Vec<&'static str> {
+        Self::ALL.iter().map(|h| h.name()).collect()
+    }
+
+    /// The one-byte id written in the file format. Fixed forever: never reuse a number.
+    #[must_use]
+    pub fn code(self) -> u8 {
+        match self {
+            FilterKind::Standard => 0,
+            FilterKind::Counting => 1,
+            FilterKind::Blocked => 2,
+            FilterKind::SplitBlock => 3,
+            FilterKind::Scalable => 4,
+            FilterKind::Cuckoo => 5,
+        }
+    }
+
+    /// The kind for a code written by [`FilterKind::code`].
+    #[must_use]
+    pub fn from_code(c: u8) -> Option<Self> {
+        Some(match c {
+            0 => FilterKind::Standard,
+            1 => FilterKind::Counting,
+            2 => FilterKind::Blocked,
+            3 => FilterKind::SplitBlock,
+            4 => FilterKind::Scalable,
+            5 => FilterKind::Cuckoo,
+            _ => return None,
+        })
+    }
+
+    /// What this kind can do.
+    #[must_use]
+    pub fn caps(self) -> Capabilities {
+        let bloom = Capabilities {
+            removable: false,
+            grows: false,
+            static_set: false,
+            has_strategy: true,
+            exposes_positions: false,
+            sizing: Sizing::Bits,
+        };
+        match self {
+            FilterKind::Standard => Capabilities {
+                exposes_positions: true,
+                ..bloom
+            },
+            FilterKind::Counting => Capabilities {
+                removable: true,
+                exposes_positions: true,
+                ..bloom
+            },
+            FilterKind::Blocked | FilterKind::SplitBlock => Capabilities {
+                has_strategy: false,
+                ..bloom
+            },
+            FilterKind::Scalable => Capabilities {
+                grows: true,
+                sizing: Sizing::Rate,
+                ..bloom
+            },
+            FilterKind::Cuckoo => Capabilities {
+                removable: true,
+                has_strategy: false,
+                sizing: Sizing::Rate,
+                ..bloom
+            },
+        }
+    }
+}
+
+impl fmt::Display for FilterKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for FilterKind {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|h| h.name().eq_ignore_ascii_case(s))
+            .ok_or_else(|| Error::unknown("filter", s, &Self::names()))
+    }
 }

@@ -1,7 +1,7 @@
 //! The filter registry: every kind, what it can do, and its concrete type, in one place.
 //!
-//! [`FilterKind`] names a kind and knows its [`Capabilities`] and its file-format code;
-//! [`AnyFilter`] is a closed enum over the concrete filter types (with run-time hash
+//! [`FilterKind`] (in [`crate::filter`], below the filters) names a kind and knows its
+//! [`Capabilities`](crate::filter::Capabilities) and its file-format code; [`AnyFilter`] is a closed enum over the concrete filter types (with run-time hash
 //! [`AnyHasher`] and strategy [`AnyStrategy`]). Specs build an `AnyFilter`
 //! ([`FilterSpec::build`]), loading any file returns one ([`crate::persist::load_any`]), and the
 //! CLI, TUI and experiments work with it. The kind → type match is written here once; every
@@ -12,14 +12,12 @@
 //! Dispatch is by `match` (one predictable branch per call), not through a vtable, and the
 //! inner filters stay monomorphic over `AnyHasher` / `AnyStrategy`.
 
-use std::fmt;
 use std::io;
 use std::path::Path;
-use std::str::FromStr;
 
 use crate::bits::BitVec;
 use crate::error::{Error, Param, Result};
-use crate::filter::{Filter, Removable};
+use crate::filter::{Filter, FilterKind, Removable, Sizing};
 use crate::filters::{
     BlockedBloom, CountingBloom, CuckooFilter, ScalableBloom, ScalableParams, SplitBlockBloom,
     StandardBloom,
@@ -28,174 +26,6 @@ use crate::hash::{AnyHasher, AnyStrategy, HashId, StrategyId};
 use crate::persist::{self, Identity, LoadOptions, Persist, SaveOptions};
 use crate::spec::FilterSpec;
 use crate::theory;
-
-/// The filter kinds (public names: `standard`, `counting`, `blocked`, `split-block`,
-/// `scalable`, `cuckoo`).
-///
-/// Not `#[non_exhaustive]` on purpose: the binary and the tests match on it exhaustively, so
-/// adding a kind is a compile error everywhere it must be handled.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum FilterKind {
-    /// The classic Bloom filter: one bit array, k bits per item.
-    Standard,
-    /// 4-bit counters instead of bits: supports remove.
-    Counting,
-    /// All k bits of an item in one 512-bit (cache-line) block.
-    Blocked,
-    /// Apache Parquet's split block Bloom filter: 256-bit blocks of eight 32-bit words.
-    SplitBlock,
-    /// A growing sequence of standard filters with a compound FPR bound.
-    Scalable,
-    /// Cuckoo filter: fingerprints in buckets of 4, supports remove.
-    Cuckoo,
-}
-
-/// How a kind is sized.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Sizing {
-    /// By bits (or cells) and k, or by (n, p) through its own rule: `m` and `k` may be given.
-    Bits,
-    /// Only by (n, p) (and kind-specific parameters): `m` and `k` are refused.
-    Rate,
-}
-
-/// What a kind can do: every front end asks these instead of matching on kinds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[allow(
-    clippy::struct_excessive_bools,
-    reason = "independent yes/no facts about a kind, read by name"
-)]
-pub struct Capabilities {
-    /// Supports [`Removable::remove`].
-    pub removable: bool,
-    /// Keeps its FPR bound while growing past its design capacity.
-    pub grows: bool,
-    /// Built from the whole key set at once; `insert` after build is a typed error.
-    pub static_set: bool,
-    /// Uses an index strategy (`double`, `enhanced-double`, …).
-    pub has_strategy: bool,
-    /// Exposes the cell positions an item maps to (for the bit picture and the walkthrough).
-    pub exposes_positions: bool,
-    /// Whether m and k can be given.
-    pub sizing: Sizing,
-}
-
-impl FilterKind {
-    /// Every filter kind.
-    pub const ALL: [FilterKind; 6] = [
-        FilterKind::Standard,
-        FilterKind::Counting,
-        FilterKind::Blocked,
-        FilterKind::SplitBlock,
-        FilterKind::Scalable,
-        FilterKind::Cuckoo,
-    ];
-
-    /// The public name.
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            FilterKind::Standard => "standard",
-            FilterKind::Counting => "counting",
-            FilterKind::Blocked => "blocked",
-            FilterKind::SplitBlock => "split-block",
-            FilterKind::Scalable => "scalable",
-            FilterKind::Cuckoo => "cuckoo",
-        }
-    }
-
-    /// The known names.
-    #[must_use]
-    pub fn names() -> Vec<&'static str> {
-        Self::ALL.iter().map(|h| h.name()).collect()
-    }
-
-    /// The one-byte id written in the file format. Fixed forever: never reuse a number.
-    #[must_use]
-    pub fn code(self) -> u8 {
-        match self {
-            FilterKind::Standard => 0,
-            FilterKind::Counting => 1,
-            FilterKind::Blocked => 2,
-            FilterKind::SplitBlock => 3,
-            FilterKind::Scalable => 4,
-            FilterKind::Cuckoo => 5,
-        }
-    }
-
-    /// The kind for a code written by [`FilterKind::code`].
-    #[must_use]
-    pub fn from_code(c: u8) -> Option<Self> {
-        Some(match c {
-            0 => FilterKind::Standard,
-            1 => FilterKind::Counting,
-            2 => FilterKind::Blocked,
-            3 => FilterKind::SplitBlock,
-            4 => FilterKind::Scalable,
-            5 => FilterKind::Cuckoo,
-            _ => return None,
-        })
-    }
-
-    /// What this kind can do.
-    #[must_use]
-    pub fn caps(self) -> Capabilities {
-        let bloom = Capabilities {
-            removable: false,
-            grows: false,
-            static_set: false,
-            has_strategy: true,
-            exposes_positions: false,
-            sizing: Sizing::Bits,
-        };
-        match self {
-            FilterKind::Standard => Capabilities {
-                exposes_positions: true,
-                ..bloom
-            },
-            FilterKind::Counting => Capabilities {
-                removable: true,
-                exposes_positions: true,
-                ..bloom
-            },
-            FilterKind::Blocked | FilterKind::SplitBlock => Capabilities {
-                has_strategy: false,
-                ..bloom
-            },
-            FilterKind::Scalable => Capabilities {
-                grows: true,
-                sizing: Sizing::Rate,
-                ..bloom
-            },
-            FilterKind::Cuckoo => Capabilities {
-                removable: true,
-                has_strategy: false,
-                sizing: Sizing::Rate,
-                ..bloom
-            },
-        }
-    }
-}
-
-impl fmt::Display for FilterKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for FilterKind {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        Self::ALL
-            .iter()
-            .copied()
-            .find(|h| h.name().eq_ignore_ascii_case(s))
-            .ok_or_else(|| Error::unknown("filter", s, &Self::names()))
-    }
-}
 
 /// Any filter, with run-time hash and strategy: what specs build and files load.
 #[derive(Debug, Clone)]
@@ -385,6 +215,16 @@ impl AnyFilter {
                 "a removable kind (counting, cuckoo) to remove items",
             )),
         }
+    }
+}
+
+impl FilterSpec {
+    /// Build the filter (each kind by its own sizing rule; see [`AnyFilter::build`]).
+    ///
+    /// # Errors
+    /// Invalid parameters, or the memory cannot be had.
+    pub fn build(&self) -> Result<AnyFilter> {
+        AnyFilter::build(self)
     }
 }
 

@@ -1,11 +1,10 @@
 //! A run-time description of a filter, so the CLI, TUI, experiments and benches can choose
-//! filters by name. Generic types stay underneath for speed; [`FilterSpec::build`] returns the
-//! registry's [`AnyFilter`].
+//! filters by name. Plain data: the registry ([`crate::registry`]) builds an `AnyFilter` from it
+//! (`FilterSpec::build`, defined there so this module depends on no filter).
 
 use crate::error::{Error, Param, Result};
 use crate::filter::FilterKind;
 use crate::hash::{AnyHasher, HashId, StrategyId};
-use crate::registry::AnyFilter;
 use crate::theory;
 
 /// Everything needed to build a filter.
@@ -100,14 +99,6 @@ impl FilterSpec {
     #[must_use]
     pub fn hasher(&self) -> AnyHasher {
         AnyHasher::new(self.hash, self.seed)
-    }
-
-    /// Build the filter (each kind by its own sizing rule; see [`AnyFilter::build`]).
-    ///
-    /// # Errors
-    /// Invalid parameters, or the memory cannot be had.
-    pub fn build(&self) -> Result<AnyFilter> {
-        AnyFilter::build(self)
     }
 }
 
