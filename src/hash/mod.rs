@@ -11,15 +11,17 @@
 //! Redis or on disk. A `u64` key is hashed as its 8 little-endian bytes (Guava's `Funnels.longFunnel()`).
 
 mod functions;
+mod key;
 pub mod murmur3;
 mod strategy;
 
 pub use functions::{
     AnyHasher, BytesHasher, Fnv1a, Fx, Murmur3, Sip13, Sip24, Weak, Wyhash, Xxh3, Xxh64,
 };
+pub use key::{KeyMaterial, PersistHasher, key_fingerprint, key_material};
 pub use strategy::{
     AnyStrategy, DoubleHashing, EnhancedDoubleHashing, Guava32, Guava64, Independent,
-    IndexStrategy, reduce,
+    IndexStrategy, PersistStrategy, reduce,
 };
 
 use crate::error::{Error, Result};

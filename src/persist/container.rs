@@ -2,11 +2,11 @@
 //! documentation](super)), the trailing XXH3 checksum, and the checks a file passes before any
 //! kind-specific decoding: magic, version, lengths, checksum, ids, key.
 
-use super::{KeyMaterial, key_fingerprint, key_material};
 use super::{KeyPolicy, LoadOptions, Persist, SaveOptions};
 use crate::error::{Error, Result};
 use crate::filter::FilterKind;
 use crate::hash::{HashId, StrategyId};
+use crate::hash::{KeyMaterial, key_fingerprint, key_material};
 use std::io::{self, Write};
 
 /// The magic bytes every file starts with.

@@ -86,10 +86,10 @@ mod container;
 #[cfg(test)]
 mod tests;
 
-pub use codecs::{KeyMaterial, key_fingerprint, key_material};
-pub use codecs::{
-    ParamReader, Persist, PersistHasher, PersistStrategy, words_from_le, write_words_le,
-};
+pub use codecs::{ParamReader, Persist, words_from_le, write_words_le};
+// Key material, its fingerprint and rebuilding a hasher or strategy from a file belong to the
+// hashes (`crate::hash::key`, `crate::hash::strategy`); re-exported here under their old paths.
+pub use crate::hash::{KeyMaterial, PersistHasher, PersistStrategy, key_fingerprint, key_material};
 pub use container::{
     CHECKSUM_LEN, FORMAT_VERSION, FileInfo, HEADER_LEN, Identity, KeyMode, MAGIC, MAX_PARAMS_LEN,
     NO_STRATEGY, read_info,
