@@ -131,6 +131,7 @@ cli_rows! {
     build_m_absurd: "build --keys keys.txt --m 1e19 --out x.bloom" => "cannot allocate 1250000000000000000 bytes";
     build_k_too_large: "build --keys keys.txt --p 0.01 --k 100 --out x.bloom" => "'--k <K>': k must be an integer from 1 to 64";
     build_cuckoo_given_m: "build --keys keys.txt --m 1000 --filter cuckoo --out x.bloom" => "not used by cuckoo";
+    build_cuckoo_table_past_2_64_bits: "build --keys keys.txt --filter cuckoo --n 1e18 --p 0.00013 --out x.bloom" => "invalid n: 1000000000000000000 (valid: at most about 5.48e17 items for a cuckoo filter with 16-bit fingerprints";
     build_unknown_hash: "build --keys keys.txt --p 0.01 --hash md5 --out x.bloom" => "unknown hash 'md5'";
     build_key_file_unkeyed_hash: "build --keys keys.txt --p 0.01 --key-file k.hex --out x.bloom" => "a secret key needs a keyed hash";
     build_key_file_malformed: "build --keys keys.txt --p 0.01 --hash sip24 --key-file bad.hex --out x.bloom" => "exactly 32 hex digits";

@@ -59,9 +59,7 @@ impl<H: PersistHasher> Persist for CuckooFilter<H> {
                 "cuckoo filter has {f}-bit fingerprints, not 8, 12 or 16"
             ))
         })?;
-        let want = buckets
-            .checked_mul(4 * u64::from(f))
-            .map(|b| b.div_ceil(64) * 8);
+        let want = crate::theory::cuckoo::table_bytes(buckets, f).ok();
         if want != Some(payload.len() as u64) {
             return Err(corrupt(format!(
                 "cuckoo filter payload is {} bytes, which does not fit {buckets} buckets of four {f}-bit slots",
