@@ -5,7 +5,6 @@ use crate::hash::{HashId, StrategyId};
 use std::fmt;
 use std::str::FromStr;
 
-
 /// An approximate-membership filter over byte strings.
 ///
 /// # The contract

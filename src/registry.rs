@@ -3,7 +3,7 @@
 //! [`FilterKind`] (in [`crate::filter`], below the filters) names a kind and knows its
 //! [`Capabilities`](crate::filter::Capabilities) and its file-format code; [`AnyFilter`] is a closed enum over the concrete filter types (with run-time hash
 //! [`AnyHasher`] and strategy [`AnyStrategy`]). Specs build an `AnyFilter`
-//! ([`FilterSpec::build`]), loading any file returns one ([`crate::persist::load_any`]), and the
+//! ([`FilterSpec::build`]), loading any file returns one ([`AnyFilter::load`]), and the
 //! CLI, TUI and experiments work with it. The kind → type match is written here once; every
 //! other place asks a kind's capabilities or an `AnyFilter` method, and every `match` over
 //! kinds in the crate is exhaustive, so a new kind makes the compiler list the places that
@@ -119,13 +119,12 @@ impl AnyFilter {
         })
     }
 
-    /// Decode the payload of a verified container holding `kind`.
-    pub(crate) fn decode(
-        kind: FilterKind,
-        id: &Identity,
-        params: &[u8],
-        payload: &[u8],
-    ) -> Result<Self> {
+    /// Decode the payload of a verified container holding `kind` (see
+    /// [`persist::open_verified`]).
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] naming the inconsistency; [`Error::Allocation`].
+    pub fn decode(kind: FilterKind, id: &Identity, params: &[u8], payload: &[u8]) -> Result<Self> {
         Ok(match kind {
             FilterKind::Standard => Self::Standard(Persist::decode(id, params, payload)?),
             FilterKind::Counting => Self::Counting(Persist::decode(id, params, payload)?),
@@ -165,7 +164,8 @@ impl AnyFilter {
     /// # Errors
     /// As [`persist::from_bytes`].
     pub fn from_bytes(bytes: &[u8], opts: &LoadOptions) -> Result<Self> {
-        persist::from_bytes_any(bytes, opts)
+        let v = persist::open_verified(bytes, opts)?;
+        Self::decode(v.kind, &v.identity, v.params, v.payload)
     }
 
     /// Load whatever filter `path` holds.
@@ -173,7 +173,7 @@ impl AnyFilter {
     /// # Errors
     /// As [`persist::load`].
     pub fn load(path: impl AsRef<Path>, opts: &LoadOptions) -> Result<Self> {
-        persist::load_any(path, opts)
+        Self::from_bytes(&persist::read_file(path)?, opts)
     }
 
     /// The bit array, for kinds that are one (the bit picture).

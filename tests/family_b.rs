@@ -409,7 +409,7 @@ fn cuckoo_bytes_match_theory() {
         let buckets = ct::buckets_for(100_000).unwrap();
         assert_eq!(f.buckets(), buckets);
         assert_eq!(f.bits(), buckets * 4 * u64::from(f_bits));
-        assert_eq!(f.bytes() as u64, ct::table_bytes(buckets, f_bits));
+        assert_eq!(f.bytes() as u64, ct::table_bytes(buckets, f_bits).unwrap());
         assert_eq!(f.bytes() as u64, buckets * 4 * u64::from(f_bits) / 8);
         // Bits per item at load α = f/α: the paper's (log2(1/ε) + 3)/α with ε = 2b/2^f.
         let alpha = 100_000.0 / (buckets * 4) as f64;

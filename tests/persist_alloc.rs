@@ -22,7 +22,7 @@ fn decode_capped(bytes: &[u8]) -> Result<AnyFilter, Error> {
     ALLOCATOR
         .set_limit(ALLOCATOR.allocated() + budget)
         .expect("cap above current use");
-    let r = persist::from_bytes_any(bytes, &LoadOptions::new());
+    let r = AnyFilter::from_bytes(bytes, &LoadOptions::new());
     let r2 = persist::read_from(&mut &bytes[..], "mem");
     ALLOCATOR.set_limit(usize::MAX).expect("uncap");
     assert!(

@@ -152,7 +152,7 @@ proptest! {
         let original = b.clone();
         let mut b = b;
         // Every kind's file loads as given (with the key, when it was withheld).
-        check_outcome(persist::from_bytes_any(&b, &LoadOptions::new()));
+        check_outcome(AnyFilter::from_bytes(&b, &LoadOptions::new()));
         for (i, v) in &edits {
             let at = i.index(b.len());
             b[at] = *v;
@@ -163,24 +163,24 @@ proptest! {
         if resealed {
             reseal(&mut b);
         }
-        let r = persist::from_bytes_any(&b, &LoadOptions::new());
+        let r = AnyFilter::from_bytes(&b, &LoadOptions::new());
         if !resealed && b != original {
             prop_assert!(r.is_err());
         }
         check_outcome(r);
-        check_outcome(persist::from_bytes_any(&b, &LoadOptions::new().key([7; 16])));
+        check_outcome(AnyFilter::from_bytes(&b, &LoadOptions::new().key([7; 16])));
     }
 
     #[test]
     fn files_of_every_kind_round_trip(b in arb_file()) {
         let info = persist::read_info(&b).unwrap();
         if info.key_mode == persist::KeyMode::Stored {
-            let f = persist::from_bytes_any(&b, &LoadOptions::new()).unwrap();
+            let f = AnyFilter::from_bytes(&b, &LoadOptions::new()).unwrap();
             prop_assert_eq!(f.kind(), info.kind);
             prop_assert_eq!(f.hash_id(), info.hash);
             prop_assert_eq!(f.strategy_id(), info.strategy);
         } else {
-            let e = persist::from_bytes_any(&b, &LoadOptions::new()).unwrap_err();
+            let e = AnyFilter::from_bytes(&b, &LoadOptions::new()).unwrap_err();
             let is_required = matches!(e, Error::KeyRequired { .. });
             prop_assert!(is_required, "{e}");
         }
@@ -241,18 +241,18 @@ proptest! {
         if resealed {
             reseal(&mut b);
         }
-        let r = persist::from_bytes_any(&b, &LoadOptions::new());
+        let r = AnyFilter::from_bytes(&b, &LoadOptions::new());
         if !resealed && b != original {
             // Without a fixed-up checksum, any change to a file must be caught.
             prop_assert!(r.is_err());
         }
         check_outcome(r);
-        check_outcome(persist::from_bytes_any(&b, &LoadOptions::new().key([7; 16])));
+        check_outcome(AnyFilter::from_bytes(&b, &LoadOptions::new().key([7; 16])));
     }
 
     #[test]
     fn random_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..400)) {
-        check_outcome(persist::from_bytes_any(&bytes, &LoadOptions::new()));
+        check_outcome(AnyFilter::from_bytes(&bytes, &LoadOptions::new()));
     }
 
     #[test]
@@ -277,7 +277,7 @@ proptest! {
         b.extend_from_slice(&payload);
         b.extend_from_slice(&[0; 8]);
         reseal(&mut b);
-        check_outcome(persist::from_bytes_any(&b, &LoadOptions::new()));
+        check_outcome(AnyFilter::from_bytes(&b, &LoadOptions::new()));
     }
 
     #[test]
@@ -303,7 +303,7 @@ proptest! {
         }
         b.extend_from_slice(&[0; 8]);
         reseal(&mut b);
-        let r = persist::from_bytes_any(&b, &LoadOptions::new());
+        let r = AnyFilter::from_bytes(&b, &LoadOptions::new());
         let consistent = m >= 1
             && (1..=64).contains(&k)
             && m.div_ceil(64) == payload_words as u64
@@ -324,7 +324,7 @@ fn every_byte_of_a_valid_file_matters() {
         for bit in 0..8 {
             let mut c = b.clone();
             c[i] ^= 1 << bit;
-            let r = persist::from_bytes_any(&c, &LoadOptions::new());
+            let r = AnyFilter::from_bytes(&c, &LoadOptions::new());
             assert!(r.is_err(), "flip of byte {i} bit {bit} accepted");
         }
     }
@@ -346,9 +346,9 @@ fn the_fuzz_seeds_are_valid_files_of_every_kind() {
         let info = persist::read_info(&b).unwrap_or_else(|e| panic!("{name}: {e}"));
         let r = match info.key_mode {
             persist::KeyMode::Withheld => {
-                persist::from_bytes_any(&b, &LoadOptions::new().key([0x5a; 16]))
+                AnyFilter::from_bytes(&b, &LoadOptions::new().key([0x5a; 16]))
             }
-            persist::KeyMode::Stored => persist::from_bytes_any(&b, &LoadOptions::new()),
+            persist::KeyMode::Stored => AnyFilter::from_bytes(&b, &LoadOptions::new()),
         };
         match r {
             Ok(f) => {
@@ -388,7 +388,7 @@ fn fuzz_regressions_load_or_refuse_and_answer_at_once() {
         }
         for b in [raw, sealed] {
             for opts in [LoadOptions::new(), LoadOptions::new().key([0x5a; 16])] {
-                if let Ok(f) = persist::from_bytes_any(&b, &opts) {
+                if let Ok(f) = AnyFilter::from_bytes(&b, &opts) {
                     loaded += 1;
                     let p = f.expected_fpr();
                     assert!((0.0..=1.0).contains(&p), "{name}: {p}");

@@ -7,7 +7,7 @@ use bloomlab::bits::BitVec;
 use bloomlab::filters::ConcurrentBloom;
 use bloomlab::hash::{AnyHasher, AnyStrategy, HashId, StrategyId, Xxh3};
 use bloomlab::persist::{self, LoadOptions, SaveOptions};
-use bloomlab::{Error, FilterKind, FilterSpec, Param, StandardBloom};
+use bloomlab::{AnyFilter, Error, FilterKind, FilterSpec, Param, StandardBloom};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
@@ -131,6 +131,7 @@ cli_rows! {
     build_m_absurd: "build --keys keys.txt --m 1e19 --out x.bloom" => "cannot allocate 1250000000000000000 bytes";
     build_k_too_large: "build --keys keys.txt --p 0.01 --k 100 --out x.bloom" => "'--k <K>': k must be an integer from 1 to 64";
     build_cuckoo_given_m: "build --keys keys.txt --m 1000 --filter cuckoo --out x.bloom" => "not used by cuckoo";
+    build_cuckoo_table_past_2_64_bits: "build --keys keys.txt --filter cuckoo --n 1e18 --p 0.00013 --out x.bloom" => "invalid n: 1000000000000000000 (valid: at most about 5.48e17 items for a cuckoo filter with 16-bit fingerprints";
     build_unknown_hash: "build --keys keys.txt --p 0.01 --hash md5 --out x.bloom" => "unknown hash 'md5'";
     build_key_file_unkeyed_hash: "build --keys keys.txt --p 0.01 --key-file k.hex --out x.bloom" => "a secret key needs a keyed hash";
     build_key_file_malformed: "build --keys keys.txt --p 0.01 --hash sip24 --key-file bad.hex --out x.bloom" => "exactly 32 hex digits";
@@ -407,7 +408,7 @@ fn corrupt_with(b: &[u8], frag: &str) {
 
 #[test]
 fn load_missing_file() {
-    let e = persist::load_any("/nonexistent/f.bloom", &LoadOptions::new()).unwrap_err();
+    let e = AnyFilter::load("/nonexistent/f.bloom", &LoadOptions::new()).unwrap_err();
     assert!(matches!(e, Error::Io { .. }), "{e}");
 }
 
@@ -530,20 +531,20 @@ fn load_guava_strategy_needs_whole_words() {
     let mut b = persist::to_bytes(&f, &SaveOptions::default()).unwrap();
     let m = u64::from_le_bytes(b[52..60].try_into().unwrap());
     b[52..60].copy_from_slice(&(m - 1).to_le_bytes());
-    let e = persist::from_bytes_any(&reseal(b), &LoadOptions::new()).unwrap_err();
+    let e = AnyFilter::from_bytes(&reseal(b), &LoadOptions::new()).unwrap_err();
     assert!(e.to_string().contains("needs a multiple of 64"), "{e}");
 }
 
 #[test]
 fn load_hash_mismatch() {
     let e =
-        persist::from_bytes_any(&good_file(), &LoadOptions::new().hash(HashId::Sip24)).unwrap_err();
+        AnyFilter::from_bytes(&good_file(), &LoadOptions::new().hash(HashId::Sip24)).unwrap_err();
     assert!(matches!(e, Error::Mismatch { what: "hash", .. }), "{e}");
 }
 
 #[test]
 fn load_strategy_mismatch() {
-    let e = persist::from_bytes_any(
+    let e = AnyFilter::from_bytes(
         &good_file(),
         &LoadOptions::new().strategy(StrategyId::Guava32),
     )
@@ -562,7 +563,7 @@ fn load_strategy_mismatch() {
 
 #[test]
 fn load_kind_mismatch() {
-    let e = persist::from_bytes_any(&good_file(), &LoadOptions::new().kind(FilterKind::Counting))
+    let e = AnyFilter::from_bytes(&good_file(), &LoadOptions::new().kind(FilterKind::Counting))
         .unwrap_err();
     assert!(
         matches!(
@@ -580,9 +581,9 @@ fn load_kind_mismatch() {
 fn load_key_required_and_wrong_key() {
     let f = StandardBloom::keyed(100, 0.01, [3; 16]).unwrap();
     let b = persist::to_bytes(&f, &SaveOptions::default()).unwrap();
-    let e = persist::from_bytes_any(&b, &LoadOptions::new()).unwrap_err();
+    let e = AnyFilter::from_bytes(&b, &LoadOptions::new()).unwrap_err();
     assert!(matches!(e, Error::KeyRequired { .. }), "{e}");
-    let e = persist::from_bytes_any(&b, &LoadOptions::new().key([4; 16])).unwrap_err();
+    let e = AnyFilter::from_bytes(&b, &LoadOptions::new().key([4; 16])).unwrap_err();
     assert!(matches!(e, Error::WrongKey { .. }), "{e}");
 }
 
@@ -602,6 +603,6 @@ fn load_seed_wider_than_the_hash() {
         u64::from_le_bytes(b[24..32].try_into().unwrap()),
     ];
     b[32..40].copy_from_slice(&persist::key_fingerprint(km).to_le_bytes());
-    let e = persist::from_bytes_any(&reseal(b), &LoadOptions::new()).unwrap_err();
+    let e = AnyFilter::from_bytes(&reseal(b), &LoadOptions::new()).unwrap_err();
     assert!(e.to_string().contains("64-bit seed"), "{e}");
 }

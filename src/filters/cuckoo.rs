@@ -130,23 +130,44 @@ impl<H: ItemHasher> CuckooFilter<H> {
     /// Invalid `n`; `f` not 8, 12 or 16; [`Error::Allocation`].
     pub fn with_capacity_and(n: u64, f: u32, hasher: H) -> Result<Self> {
         model::check_fingerprint_bits(f)?;
-        Self::with_buckets_and(model::buckets_for(n)?, f, hasher)
+        let buckets = model::buckets_for(n)?;
+        let max = model::max_buckets(f);
+        if buckets > max {
+            // Only f = 16 gets here (2^58 buckets of 64 bits are 2^64 bits); narrower
+            // fingerprints, from a larger p, fit twice the buckets.
+            let narrower = f - 4;
+            return Err(Error::invalid(
+                Param::N,
+                n,
+                format!(
+                    "at most about {:.2e} items for a cuckoo filter with {f}-bit fingerprints (its table must stay under 2^64 bits); p >= {:.3e} gives {narrower}-bit fingerprints",
+                    max as f64 * f64::from(B) * model::TARGET_LOAD,
+                    model::fpr_approx(narrower, B),
+                ),
+            ));
+        }
+        Self::with_buckets_and(buckets, f, hasher)
     }
 
-    /// A filter of `buckets` buckets (a power of two, at most 2⁵⁸) and `f`-bit fingerprints.
+    /// A filter of `buckets` buckets (a power of two, at most [`model::max_buckets`]: 2⁵⁸, or
+    /// 2⁵⁷ at f = 16) and `f`-bit fingerprints.
     ///
     /// # Errors
-    /// `buckets` not a power of two; `f` not 8, 12 or 16; [`Error::Allocation`].
+    /// `buckets` not a power of two or too many; `f` not 8, 12 or 16; [`Error::Allocation`].
     pub fn with_buckets_and(buckets: u64, f: u32, hasher: H) -> Result<Self> {
         model::check_fingerprint_bits(f)?;
-        if !buckets.is_power_of_two() || buckets > 1 << 58 {
+        let max = model::max_buckets(f);
+        if !buckets.is_power_of_two() || buckets > max {
             return Err(Error::invalid(
                 Param::Other("buckets"),
                 buckets,
-                "a power of two from 1 to 2^58",
+                format!(
+                    "a power of two from 1 to 2^{} at {f}-bit fingerprints",
+                    max.ilog2()
+                ),
             ));
         }
-        let words = try_zeroed(words_for(buckets * u64::from(B * f))?)?;
+        let words = try_zeroed(words_for(model::table_bits(buckets, f)?)?)?;
         let rng = mix64(hasher.hash128(b"bloomlab/cuckoo/kicks").lo);
         Ok(Self {
             words,
@@ -167,8 +188,8 @@ impl<H: ItemHasher> CuckooFilter<H> {
     ///
     /// # Errors
     /// [`Error::Corrupt`] when `f` is not 8, 12 or 16, `buckets` is not a power of two up to
-    /// 2⁵⁸, `words` is not exactly the table's length, bits past the table are set, or the
-    /// longest kick chain exceeds 500.
+    /// [`model::max_buckets`], `words` is not exactly the table's length, bits past the table
+    /// are set, or the longest kick chain exceeds 500.
     pub fn from_parts(
         words: Vec<u64>,
         buckets: u64,
@@ -181,12 +202,18 @@ impl<H: ItemHasher> CuckooFilter<H> {
                 "cuckoo filter has {f}-bit fingerprints, not 8, 12 or 16"
             ))
         })?;
-        if !buckets.is_power_of_two() || buckets > 1 << 58 {
+        let max = model::max_buckets(f);
+        if !buckets.is_power_of_two() || buckets > max {
             return Err(Error::Corrupt(format!(
-                "cuckoo filter has {buckets} buckets, not a power of two from 1 to 2^58"
+                "cuckoo filter has {buckets} buckets, not a power of two from 1 to 2^{} ({f}-bit fingerprints)",
+                max.ilog2()
             )));
         }
-        let table_bits = buckets * u64::from(B * f);
+        let table_bits = model::table_bits(buckets, f).map_err(|_| {
+            Error::Corrupt(format!(
+                "cuckoo table of {buckets} buckets of four {f}-bit slots exceeds 2^64 bits"
+            ))
+        })?;
         let want = table_bits.div_ceil(64);
         if words.len() as u64 != want {
             return Err(Error::Corrupt(format!(
@@ -467,7 +494,8 @@ impl<H: ItemHasher> Filter for CuckooFilter<H> {
 
     /// Slots × fingerprint bits.
     fn bits(&self) -> u64 {
-        self.buckets() * u64::from(self.bucket_width())
+        // Every constructor checked that the table has fewer than 2^64 bits.
+        model::table_bits(self.buckets(), self.fp_bits).unwrap_or(u64::MAX)
     }
 
     fn bytes(&self) -> usize {
@@ -602,5 +630,72 @@ mod tests {
             })
         ));
         assert!(CuckooFilter::with_rate(10, 1e-6).is_err());
+    }
+
+    /// `build --filter cuckoo --n 1e18 --p 0.00013` exited 101: 10^18 items get 2^58 buckets,
+    /// and at 16-bit fingerprints 2^58 · 4 · 16 = 2^64 bits wrapped to a 0-word table. Every
+    /// way to ask for that table is a typed error now.
+    #[test]
+    fn a_table_of_2_pow_64_bits_is_an_error_not_a_panic() {
+        let n = 1_000_000_000_000_000_000u64;
+        assert_eq!(model::buckets_for(n).unwrap(), 1 << 58);
+        let e = CuckooFilter::with_rate(n, 0.000_13).unwrap_err(); // p → 16-bit fingerprints
+        assert!(
+            matches!(
+                e,
+                Error::InvalidParameter {
+                    param: Param::N,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        let msg = e.to_string();
+        assert!(msg.contains("invalid n: 1000000000000000000"), "{msg}");
+        assert!(msg.contains("16-bit fingerprints"), "{msg}");
+        let e = CuckooFilter::with_capacity_and(n, 16, Xxh3::default()).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::InvalidParameter {
+                    param: Param::N,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        // The largest table that fits at f = 16 has 2^57 buckets: n just under 4·0.95·2^57 is
+        // refused only for want of memory, not for its size.
+        assert!(matches!(
+            CuckooFilter::with_capacity_and(500_000_000_000_000_000, 16, Xxh3::default()),
+            Err(Error::Allocation { .. })
+        ));
+        // Narrower fingerprints fit 2^58 buckets: too large to allocate, but not an overflow.
+        assert!(matches!(
+            CuckooFilter::with_capacity_and(n, 12, Xxh3::default()),
+            Err(Error::Allocation { .. })
+        ));
+        let e = CuckooFilter::with_buckets(1 << 58, 16).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::InvalidParameter {
+                    param: Param::Other("buckets"),
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        let state = CuckooState {
+            rng: 0,
+            kicks: 0,
+            longest_chain: 0,
+            refused: 0,
+        };
+        let e =
+            CuckooFilter::from_parts(Vec::new(), 1 << 58, 16, Xxh3::default(), state).unwrap_err();
+        assert!(matches!(e, Error::Corrupt(_)), "{e}");
+        assert!(model::table_bytes(1 << 58, 16).is_err());
+        assert_eq!(model::table_bytes(1 << 57, 16).unwrap(), 1 << 60);
     }
 }

@@ -11,15 +11,17 @@
 //! Redis or on disk. A `u64` key is hashed as its 8 little-endian bytes (Guava's `Funnels.longFunnel()`).
 
 mod functions;
+mod key;
 pub mod murmur3;
 mod strategy;
 
 pub use functions::{
     AnyHasher, BytesHasher, Fnv1a, Fx, Murmur3, Sip13, Sip24, Weak, Wyhash, Xxh3, Xxh64,
 };
+pub use key::{KeyMaterial, PersistHasher, key_fingerprint, key_material};
 pub use strategy::{
     AnyStrategy, DoubleHashing, EnhancedDoubleHashing, Guava32, Guava64, Independent,
-    IndexStrategy, reduce,
+    IndexStrategy, PersistStrategy, reduce,
 };
 
 use crate::error::{Error, Result};
@@ -112,7 +114,8 @@ impl HashId {
         Self::ALL.iter().map(|h| h.name()).collect()
     }
 
-    /// A stable one-byte id (used in the file format; never reuse a number).
+    /// A stable one-byte id, written into every saved filter ([`crate::persist`]): never change
+    /// or reuse a number (a new hash takes the next free one). 0 is unused.
     #[must_use]
     pub fn code(self) -> u8 {
         match self {
@@ -128,10 +131,22 @@ impl HashId {
         }
     }
 
-    /// The id for a code written by [`HashId::code`].
+    /// The id for a code written by [`HashId::code`] (the same table, read backwards); `None`
+    /// for a number no hash has.
     #[must_use]
     pub fn from_code(c: u8) -> Option<Self> {
-        Self::ALL.iter().copied().find(|h| h.code() == c)
+        Some(match c {
+            1 => HashId::Sip13,
+            2 => HashId::Sip24,
+            3 => HashId::Wyhash,
+            4 => HashId::Xxh3,
+            5 => HashId::Murmur3,
+            6 => HashId::Fx,
+            7 => HashId::Fnv1a,
+            8 => HashId::Weak,
+            9 => HashId::Xxh64,
+            _ => return None,
+        })
     }
 }
 
@@ -210,16 +225,32 @@ impl StrategyId {
         Self::ALL.iter().map(|h| h.name()).collect()
     }
 
-    /// A stable one-byte id (used in the file format).
+    /// A stable one-byte id, written into every saved filter ([`crate::persist`]): never change
+    /// or reuse a number (a new strategy takes the next free one). `0xFF` is reserved for "no
+    /// strategy" ([`crate::persist::NO_STRATEGY`]).
     #[must_use]
     pub fn code(self) -> u8 {
-        self as u8
+        match self {
+            StrategyId::Double => 0,
+            StrategyId::EnhancedDouble => 1,
+            StrategyId::Independent => 2,
+            StrategyId::Guava32 => 3,
+            StrategyId::Guava64 => 4,
+        }
     }
 
-    /// The id for a code written by [`StrategyId::code`].
+    /// The id for a code written by [`StrategyId::code`] (the same table, read backwards);
+    /// `None` for a number no strategy has.
     #[must_use]
     pub fn from_code(c: u8) -> Option<Self> {
-        Self::ALL.get(usize::from(c)).copied()
+        Some(match c {
+            0 => StrategyId::Double,
+            1 => StrategyId::EnhancedDouble,
+            2 => StrategyId::Independent,
+            3 => StrategyId::Guava32,
+            4 => StrategyId::Guava64,
+            _ => return None,
+        })
     }
 }
 
@@ -247,4 +278,79 @@ pub fn mix64(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // The codes are a file format: these tables are written out as literals on purpose, so that
+    // renumbering an id (or deriving codes from declaration order) fails here instead of
+    // silently misreading every saved filter.
+
+    #[test]
+    fn hash_codes_are_the_numbers_files_hold() {
+        let table = [
+            (HashId::Sip13, 1),
+            (HashId::Sip24, 2),
+            (HashId::Wyhash, 3),
+            (HashId::Xxh3, 4),
+            (HashId::Murmur3, 5),
+            (HashId::Fx, 6),
+            (HashId::Fnv1a, 7),
+            (HashId::Weak, 8),
+            (HashId::Xxh64, 9),
+        ];
+        assert_eq!(table.len(), HashId::ALL.len(), "every hash has a row");
+        for (id, code) in table {
+            assert_eq!(id.code(), code, "{id}");
+            assert_eq!(HashId::from_code(code), Some(id), "{code}");
+        }
+    }
+
+    #[test]
+    fn strategy_codes_are_the_numbers_files_hold() {
+        let table = [
+            (StrategyId::Double, 0),
+            (StrategyId::EnhancedDouble, 1),
+            (StrategyId::Independent, 2),
+            (StrategyId::Guava32, 3),
+            (StrategyId::Guava64, 4),
+        ];
+        assert_eq!(
+            table.len(),
+            StrategyId::ALL.len(),
+            "every strategy has a row"
+        );
+        for (id, code) in table {
+            assert_eq!(id.code(), code, "{id}");
+            assert_eq!(StrategyId::from_code(code), Some(id), "{code}");
+        }
+        assert_eq!(StrategyId::from_code(0xFF), None, "0xFF means no strategy");
+    }
+
+    /// Every byte decodes to nothing or to an id that encodes back to it, and every id is reached
+    /// (so no two ids share a number).
+    #[test]
+    fn from_code_of_every_byte_round_trips_or_is_none() {
+        let mut hashes = Vec::new();
+        let mut strategies = Vec::new();
+        for c in 0..=255u8 {
+            if let Some(h) = HashId::from_code(c) {
+                assert_eq!(h.code(), c, "hash {h}");
+                hashes.push(h);
+            }
+            if let Some(s) = StrategyId::from_code(c) {
+                assert_eq!(s.code(), c, "strategy {s}");
+                strategies.push(s);
+            }
+        }
+        hashes.sort();
+        strategies.sort();
+        let (mut all_h, mut all_s) = (HashId::ALL.to_vec(), StrategyId::ALL.to_vec());
+        all_h.sort();
+        all_s.sort();
+        assert_eq!(hashes, all_h);
+        assert_eq!(strategies, all_s);
+    }
 }

@@ -10,6 +10,7 @@
 //! and so Guava-written filters can be read (see [`crate::guava`]).
 
 use super::{ItemHasher, StrategyId};
+use crate::error::{Error, Result};
 use std::fmt::Debug;
 
 /// Map a uniform 64-bit value to `[0, m)` by multiply-shift (Lemire 2019, "Fast Random Integer
@@ -313,6 +314,45 @@ impl IndexStrategy for AnyStrategy {
             StrategyId::Guava32 => Guava32.for_each_index(hasher, item, k, m, f),
             StrategyId::Guava64 => Guava64.for_each_index(hasher, item, k, m, f),
         }
+    }
+}
+
+/// An index strategy that can be rebuilt from the id in a file.
+pub trait PersistStrategy: IndexStrategy {
+    /// The strategy for `id`.
+    ///
+    /// # Errors
+    /// [`Error::Mismatch`] when this type is a different strategy.
+    fn from_id(id: StrategyId) -> Result<Self>;
+}
+
+macro_rules! persist_strategy {
+    ($($t:ident),*) => {$(
+        impl PersistStrategy for $t {
+            fn from_id(id: StrategyId) -> Result<Self> {
+                if id != $t.id() {
+                    return Err(Error::Mismatch {
+                        what: "strategy",
+                        found: id.name().to_string(),
+                        requested: $t.id().name().to_string(),
+                    });
+                }
+                Ok($t)
+            }
+        }
+    )*};
+}
+persist_strategy!(
+    DoubleHashing,
+    EnhancedDoubleHashing,
+    Independent,
+    Guava32,
+    Guava64
+);
+
+impl PersistStrategy for AnyStrategy {
+    fn from_id(id: StrategyId) -> Result<Self> {
+        Ok(AnyStrategy(id))
     }
 }
 

@@ -148,10 +148,38 @@ pub fn buckets_for(n: u64) -> Result<u64> {
         .ok_or_else(|| Error::invalid(Param::N, n, "at most 2^60 items for a cuckoo filter"))
 }
 
-/// Bytes of the packed table: `buckets·b·f/8`, rounded up to whole 64-bit words.
+/// The most buckets a table of `f`-bit fingerprints may have: the largest power of two, at most
+/// 2^58 (the cap of [`buckets_for`]), whose table of `buckets·b·f` bits stays below 2^64 bits, so
+/// that bit offsets into it fit in a `u64`: 2^58 for f = 8 and 12, 2^57 for f = 16.
+///
+/// ```
+/// use bloomlab::theory::cuckoo::max_buckets;
+/// assert_eq!((max_buckets(8), max_buckets(12), max_buckets(16)), (1 << 58, 1 << 58, 1 << 57));
+/// ```
 #[must_use]
-pub fn table_bytes(buckets: u64, f: u32) -> u64 {
-    (buckets * u64::from(BUCKET_SLOTS) * u64::from(f)).div_ceil(64) * 8
+pub fn max_buckets(f: u32) -> u64 {
+    let fit = u64::MAX / (u64::from(BUCKET_SLOTS) * u64::from(f.max(1)));
+    1 << fit.ilog2().min(58)
+}
+
+/// Bits of the packed table, `buckets·b·f`.
+///
+/// # Errors
+/// [`Error::Allocation`] when that is 2^64 bits or more.
+pub fn table_bits(buckets: u64, f: u32) -> Result<u64> {
+    buckets
+        .checked_mul(u64::from(BUCKET_SLOTS) * u64::from(f))
+        .ok_or(Error::Allocation {
+            bytes: u128::from(buckets) * u128::from(BUCKET_SLOTS) * u128::from(f) / 8,
+        })
+}
+
+/// Bytes of the packed table: `buckets·b·f/8`, rounded up to whole 64-bit words.
+///
+/// # Errors
+/// [`Error::Allocation`] when the table has 2^64 bits or more ([`table_bits`]).
+pub fn table_bytes(buckets: u64, f: u32) -> Result<u64> {
+    Ok(table_bits(buckets, f)?.div_ceil(64) * 8)
 }
 
 #[cfg(test)]
@@ -206,6 +234,24 @@ mod tests {
         }
         assert!(buckets_for(0).is_err());
         assert!(buckets_for(u64::MAX).is_err());
-        assert_eq!(table_bytes(4_096, 12), 24_576);
+        assert_eq!(table_bytes(4_096, 12).unwrap(), 24_576);
+    }
+
+    #[test]
+    fn table_size_is_checked_against_64_bits() {
+        // 2^58 buckets · 4 slots · 16 bits = 2^64 bits: one past the largest u64.
+        assert_eq!(
+            table_bits(1 << 58, 16),
+            Err(Error::Allocation { bytes: 1 << 61 })
+        );
+        assert_eq!(table_bits(1 << 57, 16).unwrap(), 1 << 63);
+        assert_eq!(table_bits(1 << 58, 12).unwrap(), 3 << 62);
+        assert!(table_bytes(u64::MAX, 8).is_err());
+        for f in FINGERPRINT_BITS {
+            let max = max_buckets(f);
+            assert!(max.is_power_of_two() && max <= 1 << 58);
+            assert!(table_bits(max, f).is_ok(), "f={f}");
+            assert!(max == 1 << 58 || table_bits(2 * max, f).is_err(), "f={f}");
+        }
     }
 }

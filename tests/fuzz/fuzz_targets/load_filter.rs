@@ -6,13 +6,14 @@
 //! answer queries and take inserts; nothing may panic.
 #![no_main]
 
-use bloomlab::persist::{self, LoadOptions};
+use bloomlab::AnyFilter;
+use bloomlab::persist::LoadOptions;
 use libfuzzer_sys::fuzz_target;
 
 fn exercise(bytes: &[u8]) {
     let _ = persist::read_info(bytes);
     for opts in [LoadOptions::new(), LoadOptions::new().key([0x5a; 16])] {
-        if let Ok(mut f) = persist::from_bytes_any(bytes, &opts) {
+        if let Ok(mut f) = AnyFilter::from_bytes(bytes, &opts) {
             assert!(f.bits() >= 1 && (1..=64).contains(&f.k()));
             for i in 0u64..8 {
                 let _ = f.contains(&i.to_le_bytes());

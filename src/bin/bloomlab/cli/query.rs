@@ -6,8 +6,9 @@
 //! invalid arguments), like `grep`.
 
 use super::build::read_key_file;
+use bloomlab::AnyFilter;
 use bloomlab::hash::HashId;
-use bloomlab::persist::{self, LoadOptions};
+use bloomlab::persist::LoadOptions;
 use bloomlab::{Error, Filter, Result};
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::PathBuf;
@@ -50,7 +51,7 @@ fn answer(a: &Args) -> Result<bool> {
     if let Some(p) = &a.key_file {
         opts.key = Some(read_key_file(p)?);
     }
-    let f = persist::load_any(&a.filter, &opts)?;
+    let f = AnyFilter::load(&a.filter, &opts)?;
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let mut any = false;

@@ -1,0 +1,71 @@
+//! The blocked filter's codec (kind 2).
+
+use super::{ParamReader, Persist, PersistHasher, no_strategy, reserved_zero, write_words_le};
+use crate::error::{Error, Result};
+use crate::filter::{Filter, FilterKind};
+use crate::filters::BlockedBloom;
+use crate::filters::blocked::Block;
+use crate::persist::Identity;
+use crate::persist::container::{corrupt, le_u64};
+use std::io::{self, Write};
+
+/// **Blocked filter** (kind 2, no strategy): params = `blocks: u64`, `k: u32`,
+/// `reserved: u32 = 0`, `len: u64` (24 bytes); payload = the blocks, 8 little-endian words each
+/// (`64·blocks` bytes). The (n, p) sizing report is not saved.
+impl<H: PersistHasher> Persist for BlockedBloom<H> {
+    const KIND: FilterKind = FilterKind::Blocked;
+    fn identity(&self) -> Identity {
+        Identity {
+            hash: self.hasher().id(),
+            key: self.hasher().key_material(),
+            strategy: None,
+        }
+    }
+    fn params(&self) -> Vec<u8> {
+        let mut p = Vec::with_capacity(24);
+        p.extend_from_slice(&self.blocks().to_le_bytes());
+        p.extend_from_slice(&Filter::k(self).to_le_bytes());
+        p.extend_from_slice(&0u32.to_le_bytes());
+        p.extend_from_slice(&Filter::len(self).to_le_bytes());
+        p
+    }
+    fn payload_len(&self) -> u64 {
+        self.blocks() * 64
+    }
+    fn write_payload(&self, w: &mut dyn Write) -> io::Result<()> {
+        for b in self.block_slice() {
+            write_words_le(&b.0, w)?;
+        }
+        Ok(())
+    }
+    fn decode(id: &Identity, params: &[u8], payload: &[u8]) -> Result<Self> {
+        let kind = FilterKind::Blocked;
+        let mut r = ParamReader::new(params, kind);
+        let blocks = r.u64("blocks")?;
+        let k = r.u32("k")?;
+        reserved_zero(kind, r.u32("reserved")?)?;
+        let len = r.u64("len")?;
+        r.finish()?;
+        no_strategy(kind, id)?;
+        let hasher = H::from_key_material(id.hash, id.key)?;
+        if blocks.checked_mul(64) != Some(payload.len() as u64) {
+            return Err(corrupt(format!(
+                "blocked filter payload is {} bytes, but {blocks} blocks need 64 each",
+                payload.len()
+            )));
+        }
+        let mut v: Vec<Block> = Vec::new();
+        v.try_reserve_exact(payload.len() / 64)
+            .map_err(|_| Error::Allocation {
+                bytes: payload.len() as u128,
+            })?;
+        for chunk in payload.chunks_exact(64) {
+            let mut b = Block::default();
+            for (w, c) in b.0.iter_mut().zip(chunk.chunks_exact(8)) {
+                *w = le_u64(c, 0);
+            }
+            v.push(b);
+        }
+        BlockedBloom::from_parts(v, k, len, hasher)
+    }
+}

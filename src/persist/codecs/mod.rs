@@ -1,0 +1,189 @@
+//! What every kind's codec shares: the [`Persist`] trait, a params reader, and word and bit
+//! helpers. One file per kind holds its [`Persist`] implementation and its layout. The hash and
+//! strategy of a file are rebuilt by [`PersistHasher`] and [`PersistStrategy`], which live with
+//! the hashes ([`crate::hash`]).
+
+mod blocked;
+mod counting;
+mod cuckoo;
+mod scalable;
+mod split_block;
+mod standard;
+
+use super::container::Identity;
+use crate::bits::{BitVec, try_zeroed};
+use crate::error::{Error, Result};
+use crate::filter::FilterKind;
+use crate::hash::{PersistHasher, PersistStrategy};
+use std::io::{self, Write};
+
+/// A filter that can be saved in this format. One implementation per kind.
+pub trait Persist: Sized {
+    /// The kind byte written to the header.
+    const KIND: FilterKind;
+    /// Hash, key material and strategy.
+    fn identity(&self) -> Identity;
+    /// The kind-specific parameters (at most [`MAX_PARAMS_LEN`](crate::persist::MAX_PARAMS_LEN) bytes).
+    fn params(&self) -> Vec<u8>;
+    /// The exact number of payload bytes [`Persist::write_payload`] writes.
+    fn payload_len(&self) -> u64;
+    /// Write the payload.
+    ///
+    /// # Errors
+    /// What the writer returns.
+    fn write_payload(&self, w: &mut dyn Write) -> io::Result<()>;
+    /// Rebuild from a container whose checksum, ids and key have been verified. Must check
+    /// every parameter against the others and the payload length, and allocate only after.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] naming the inconsistency; [`Error::Mismatch`] from the hasher or
+    /// strategy types.
+    fn decode(id: &Identity, params: &[u8], payload: &[u8]) -> Result<Self>;
+}
+
+/// A little-endian cursor over a params block that refuses to read past its end.
+#[derive(Debug)]
+pub struct ParamReader<'a> {
+    bytes: &'a [u8],
+    kind: FilterKind,
+}
+
+impl<'a> ParamReader<'a> {
+    /// A reader over `bytes`, the params of a `kind` filter (named in errors).
+    #[must_use]
+    pub fn new(bytes: &'a [u8], kind: FilterKind) -> Self {
+        Self { bytes, kind }
+    }
+    fn take<const N: usize>(&mut self, what: &str) -> Result<[u8; N]> {
+        let Some((head, rest)) = self.bytes.split_first_chunk::<N>() else {
+            return Err(Error::Corrupt(format!(
+                "{} filter params end before {what}",
+                self.kind
+            )));
+        };
+        self.bytes = rest;
+        Ok(*head)
+    }
+    /// Read a `u64`.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] when the params end first.
+    pub fn u64(&mut self, what: &str) -> Result<u64> {
+        self.take::<8>(what).map(u64::from_le_bytes)
+    }
+    /// Read a `u32`.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] when the params end first.
+    pub fn u32(&mut self, what: &str) -> Result<u32> {
+        self.take::<4>(what).map(u32::from_le_bytes)
+    }
+    /// Read an `f64`.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] when the params end first.
+    pub fn f64(&mut self, what: &str) -> Result<f64> {
+        self.take::<8>(what).map(f64::from_le_bytes)
+    }
+    /// Check that every byte was read.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] when bytes are left over.
+    pub fn finish(self) -> Result<()> {
+        if self.bytes.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::Corrupt(format!(
+                "{} filter params have {} unexpected trailing bytes",
+                self.kind,
+                self.bytes.len()
+            )))
+        }
+    }
+}
+
+/// Decode payload bytes (length a multiple of 8, already checked against the parameters) into
+/// words, allocating exactly as many words as the bytes hold.
+///
+/// # Errors
+/// [`Error::Corrupt`] when the length is not a multiple of 8; [`Error::Allocation`].
+pub fn words_from_le(payload: &[u8]) -> Result<Vec<u64>> {
+    if !payload.len().is_multiple_of(8) {
+        return Err(Error::Corrupt(format!(
+            "payload of {} bytes is not a whole number of 64-bit words",
+            payload.len()
+        )));
+    }
+    let mut words: Vec<u64> = try_zeroed(payload.len() / 8)?;
+    for (w, c) in words.iter_mut().zip(payload.chunks_exact(8)) {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(c);
+        *w = u64::from_le_bytes(b);
+    }
+    Ok(words)
+}
+
+/// Write words little-endian through a small buffer.
+///
+/// # Errors
+/// What the writer returns.
+pub fn write_words_le(words: &[u64], w: &mut dyn Write) -> io::Result<()> {
+    let mut buf = [0u8; 4096];
+    for chunk in words.chunks(buf.len() / 8) {
+        for (dst, word) in buf.chunks_exact_mut(8).zip(chunk) {
+            dst.copy_from_slice(&word.to_le_bytes());
+        }
+        w.write_all(&buf[..chunk.len() * 8])?;
+    }
+    Ok(())
+}
+
+/// Decode the bit array of `m` bits from exactly its `⌈m/64⌉` little-endian words, refusing a
+/// wrong length and bits set past `m`.
+pub(super) fn bits_from_le(what: &str, m: u64, payload: &[u8]) -> Result<BitVec> {
+    let want = m.div_ceil(64) * 8;
+    if payload.len() as u64 != want {
+        return Err(Error::Corrupt(format!(
+            "{what} payload is {} bytes, but m = {m} bits needs {want}",
+            payload.len()
+        )));
+    }
+    let words = words_from_le(payload)?;
+    if !m.is_multiple_of(64) {
+        let last = words.last().copied().unwrap_or(0);
+        if last >> (m % 64) != 0 {
+            return Err(Error::Corrupt(format!(
+                "{what} has bits set past m = {m} in its last word"
+            )));
+        }
+    }
+    BitVec::from_words(words, m)
+}
+
+pub(super) fn strategy_of<S: PersistStrategy>(kind: FilterKind, id: &Identity) -> Result<S> {
+    let Some(sid) = id.strategy else {
+        return Err(Error::Corrupt(format!(
+            "{kind} filter file names no index strategy"
+        )));
+    };
+    S::from_id(sid)
+}
+
+pub(super) fn no_strategy(kind: FilterKind, id: &Identity) -> Result<()> {
+    match id.strategy {
+        None => Ok(()),
+        Some(s) => Err(Error::Corrupt(format!(
+            "{kind} filter has no index strategy, but the file names '{s}'"
+        ))),
+    }
+}
+
+pub(super) fn reserved_zero(kind: FilterKind, v: u32) -> Result<()> {
+    if v == 0 {
+        Ok(())
+    } else {
+        Err(Error::Corrupt(format!(
+            "{kind} filter reserved field is {v}, must be 0"
+        )))
+    }
+}

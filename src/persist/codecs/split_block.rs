@@ -1,0 +1,76 @@
+//! The split-block filter's codec (kind 3).
+
+use super::{ParamReader, Persist, PersistHasher, no_strategy};
+use crate::error::{Error, Result};
+use crate::filter::{Filter, FilterKind};
+use crate::filters::SplitBlockBloom;
+use crate::filters::split_block::SbBlock;
+use crate::persist::Identity;
+use crate::persist::container::corrupt;
+use std::io::{self, Write};
+
+/// **Split-block filter** (kind 3, no strategy): params = `blocks: u64`, `len: u64` (16 bytes);
+/// payload = the blocks as Parquet stores them (8 little-endian `u32` words each, `32·blocks`
+/// bytes).
+impl<H: PersistHasher> Persist for SplitBlockBloom<H> {
+    const KIND: FilterKind = FilterKind::SplitBlock;
+    fn identity(&self) -> Identity {
+        Identity {
+            hash: self.hasher().id(),
+            key: self.hasher().key_material(),
+            strategy: None,
+        }
+    }
+    fn params(&self) -> Vec<u8> {
+        let mut p = Vec::with_capacity(16);
+        p.extend_from_slice(&self.blocks().to_le_bytes());
+        p.extend_from_slice(&Filter::len(self).to_le_bytes());
+        p
+    }
+    fn payload_len(&self) -> u64 {
+        self.blocks() * 32
+    }
+    fn write_payload(&self, w: &mut dyn Write) -> io::Result<()> {
+        let mut buf = [0u8; 32];
+        for b in self.block_slice() {
+            for (d, x) in buf.chunks_exact_mut(4).zip(b.0) {
+                d.copy_from_slice(&x.to_le_bytes());
+            }
+            w.write_all(&buf)?;
+        }
+        Ok(())
+    }
+    fn decode(id: &Identity, params: &[u8], payload: &[u8]) -> Result<Self> {
+        let kind = FilterKind::SplitBlock;
+        let mut r = ParamReader::new(params, kind);
+        let blocks = r.u64("blocks")?;
+        let len = r.u64("len")?;
+        r.finish()?;
+        no_strategy(kind, id)?;
+        let hasher = H::from_key_material(id.hash, id.key)?;
+        if blocks.checked_mul(32) != Some(payload.len() as u64) {
+            return Err(corrupt(format!(
+                "split-block filter payload is {} bytes, but {blocks} blocks need 32 each",
+                payload.len()
+            )));
+        }
+        if blocks == 0 || blocks > crate::theory::split_block::MAX_BLOCKS {
+            return Err(corrupt(format!(
+                "split-block filter has {blocks} blocks, outside 1..=2^32"
+            )));
+        }
+        let mut v: Vec<SbBlock> = Vec::new();
+        v.try_reserve_exact(payload.len() / 32)
+            .map_err(|_| Error::Allocation {
+                bytes: payload.len() as u128,
+            })?;
+        for chunk in payload.chunks_exact(32) {
+            let mut b = SbBlock::default();
+            for (w, c) in b.0.iter_mut().zip(chunk.chunks_exact(4)) {
+                *w = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            }
+            v.push(b);
+        }
+        SplitBlockBloom::from_parts(v, len, hasher)
+    }
+}

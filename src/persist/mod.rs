@@ -1,0 +1,461 @@
+//! Saving and loading filters in bloomlab's own versioned, checksummed binary format.
+//!
+//! (Guava's format, for filters Guava wrote or will read, is in [`crate::guava`].)
+//!
+//! # The format (version 1)
+//!
+//! One container for every filter kind: a fixed header naming the kind, hash, strategy and
+//! key, then a kind-specific *params* block, then the kind-specific *payload*, then a checksum.
+//! All integers are **little-endian**.
+//!
+//! | offset | size | field |
+//! |---|---|---|
+//! | 0 | 8 | magic `89 42 4C 4D 4C 41 42 0A` (`\x89BLMLAB\n`: the high byte and the newline catch 7-bit and text-mode transfers, as PNG's do) |
+//! | 8 | 2 | format version, `u16` = [`FORMAT_VERSION`] |
+//! | 10 | 1 | filter kind, [`FilterKind::code`] |
+//! | 11 | 1 | hash function, [`HashId::code`] |
+//! | 12 | 1 | index strategy, [`StrategyId::code`], or `0xFF` for a kind without one |
+//! | 13 | 1 | key mode: `0` = key material stored below, `1` = withheld (the loader must supply it) |
+//! | 14 | 2 | reserved, must be 0 |
+//! | 16 | 16 | key material `k0`, `k1` (`u64` each): the hash's seed (`k0`) or SipHash key; all zero when withheld |
+//! | 32 | 8 | key fingerprint: SipHash-2-4 under `(k0, k1)` of `"bloomlab key fingerprint v1"` |
+//! | 40 | 4 | params length P, `u32`, at most [`MAX_PARAMS_LEN`] |
+//! | 44 | 8 | payload length L, `u64` |
+//! | 52 | P | params (per kind) |
+//! | 52+P | L | payload (per kind) |
+//! | 52+P+L | 8 | checksum: XXH3-64 (seed 0) of every byte before it |
+//!
+//! The file is exactly `60 + P + L` bytes; anything shorter is truncated, anything longer is
+//! refused (trailing bytes mean a length is wrong).
+//!
+//! **Standard filter** (kind 0): params = `m: u64, k: u32, reserved: u32 = 0, len: u64`
+//! (24 bytes); payload = the `⌈m/64⌉` words of the bit array (bit `i` is bit `i % 64` of word
+//! `i / 64`), so `L = 8·⌈m/64⌉`, and the bits past `m` in the last word are 0.
+//!
+//! The other kinds (counting, blocked, split-block, scalable, cuckoo) are laid out in the doc
+//! comments of their [`Persist`] implementations (one file per kind under `persist/codecs/`);
+//! all of them are loadable by [`crate::registry::AnyFilter::from_bytes`].
+//!
+//! Adding a kind means implementing [`Persist`] (its params, its payload, and a decoder that
+//! checks them) and one arm in the registry's decode dispatch; the container (`persist/container.rs`: the
+//! header, the checksum, the checks on loading), the key policy and the atomic save are shared.
+//!
+//! # Keys
+//!
+//! SipHash (`sip13`, `sip24`) is a keyed pseudo-random function: with a secret key an attacker
+//! cannot compute an item's bit positions, which is what protects a filter facing adversarial
+//! input (see `experiments/programs/adversarial.rs`). Writing that key into the file next to the filter would
+//! hand it to anyone who can read the file, so by default ([`KeyPolicy::Auto`]) **a nonzero
+//! SipHash key is withheld**: the file stores only a fingerprint of it (SipHash-2-4 under the key
+//! of a fixed string, which reveals nothing about a 128-bit key), and [`LoadOptions::key`] must
+//! supply the key to load the file ([`Error::KeyRequired`]; a different key gets
+//! [`Error::WrongKey`]). [`KeyPolicy::Store`] writes the key in the clear on explicit opt-in
+//! (the file is then created with mode `0600` on Unix).
+//!
+//! Seeds of the other hashes (xxh3, murmur3, …) are stored in the clear: these functions are not
+//! pseudo-random functions, so their seeds are parameters, not secrets. [`KeyPolicy::Withhold`]
+//! withholds them too if asked, but a 32- or 64-bit seed behind a fingerprint can be
+//! brute-forced; only a 128-bit SipHash key is a real secret.
+//!
+//! The checksum detects damage, not tampering: anyone who can write the file can also fix up the
+//! checksum.
+//!
+//! # Safety of loading
+//!
+//! Loading checks everything and refuses with a typed error: wrong magic, a newer version
+//! ([`Error::UnsupportedVersion`]), truncation, trailing bytes, checksum mismatch, unknown ids,
+//! inconsistent parameters ([`Error::Corrupt`] with a message saying which); a hash, strategy or
+//! kind other than the caller asked for ([`Error::Mismatch`]). It never allocates more than the
+//! input justifies: lengths are checked against the bytes present before anything is allocated,
+//! and [`read_from`] grows its buffer only as data actually arrives.
+//!
+//! ```
+//! use bloomlab::persist::{self, LoadOptions, SaveOptions};
+//! use bloomlab::{Filter, StandardBloom};
+//! let mut f = StandardBloom::with_rate(1_000, 0.01).unwrap();
+//! f.insert(b"apple");
+//! let bytes = persist::to_bytes(&f, &SaveOptions::default()).unwrap();
+//! assert_eq!(bytes.len(), 52 + 24 + 8 * 150 + 8); // m = 9585 bits = 150 words
+//! let g: StandardBloom = persist::from_bytes(&bytes, &LoadOptions::default()).unwrap();
+//! assert!(g.contains(b"apple"));
+//! assert_eq!((g.bits(), g.k(), g.len()), (9_585, 7, 1));
+//! ```
+
+mod codecs;
+mod container;
+#[cfg(test)]
+mod tests;
+
+pub use codecs::{ParamReader, Persist, words_from_le, write_words_le};
+// Key material, its fingerprint and rebuilding a hasher or strategy from a file belong to the
+// hashes (`crate::hash::key`, `crate::hash::strategy`); re-exported here under their old paths.
+pub use crate::hash::{KeyMaterial, PersistHasher, PersistStrategy, key_fingerprint, key_material};
+pub use container::{
+    CHECKSUM_LEN, FORMAT_VERSION, FileInfo, HEADER_LEN, Identity, KeyMode, MAGIC, MAX_PARAMS_LEN,
+    NO_STRATEGY, read_info,
+};
+
+use crate::error::{Error, Result};
+use crate::filter::FilterKind;
+use crate::filters::StandardBloom;
+use crate::hash::{HashId, StrategyId};
+use container::{
+    ChecksumWriter, build_header, corrupt, declared_len, identity, resolve_key_mode, verify,
+};
+use std::io::{self, Read, Write};
+use std::path::Path;
+
+/// Whether [`save`] writes the hash key into the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum KeyPolicy {
+    /// Withhold a nonzero SipHash key (a secret); store every other seed (a parameter).
+    #[default]
+    Auto,
+    /// Store the key in the clear, even a secret SipHash key (explicit opt-in).
+    Store,
+    /// Withhold the key whatever the hash; loading then needs it.
+    Withhold,
+}
+
+/// Options for [`save`] and [`to_bytes`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SaveOptions {
+    /// Whether the hash key goes into the file.
+    pub key_policy: KeyPolicy,
+}
+
+impl SaveOptions {
+    /// Options with this key policy.
+    #[must_use]
+    pub fn key_policy(mut self, p: KeyPolicy) -> Self {
+        self.key_policy = p;
+        self
+    }
+}
+
+/// What the caller expects of a file. Every `Some` is checked; `None` accepts what the file says.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// Refuse the file unless it holds this filter kind.
+    pub kind: Option<FilterKind>,
+    /// Refuse the file unless it was built with this hash.
+    pub hash: Option<HashId>,
+    /// Refuse the file unless it was built with this strategy.
+    pub strategy: Option<StrategyId>,
+    /// The hash key (required when the file withholds it; checked against it when stored).
+    pub key: Option<[u8; 16]>,
+}
+
+impl std::fmt::Debug for LoadOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LoadOptions")
+            .field("kind", &self.kind)
+            .field("hash", &self.hash)
+            .field("strategy", &self.strategy)
+            .field("key", &self.key.map(|_| "<secret>"))
+            .finish()
+    }
+}
+
+impl LoadOptions {
+    /// No expectations.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Expect this hash.
+    #[must_use]
+    pub fn hash(mut self, h: HashId) -> Self {
+        self.hash = Some(h);
+        self
+    }
+    /// Expect this strategy.
+    #[must_use]
+    pub fn strategy(mut self, s: StrategyId) -> Self {
+        self.strategy = Some(s);
+        self
+    }
+    /// Expect this kind.
+    #[must_use]
+    pub fn kind(mut self, k: FilterKind) -> Self {
+        self.kind = Some(k);
+        self
+    }
+    /// Supply the key.
+    #[must_use]
+    pub fn key(mut self, key: [u8; 16]) -> Self {
+        self.key = Some(key);
+        self
+    }
+}
+
+/// Whether saving `f` with `opts` writes a secret key in the clear (then [`save`] makes the
+/// file private to its owner).
+fn stores_secret<F: Persist>(f: &F, opts: &SaveOptions) -> bool {
+    let id = f.identity();
+    resolve_key_mode(&id, opts.key_policy) == KeyMode::Stored
+        && matches!(id.hash, HashId::Sip13 | HashId::Sip24)
+        && id.key != [0, 0]
+}
+
+/// Write `f` to `w` in this format (streaming; nothing is buffered but the header).
+///
+/// # Errors
+/// What the writer returns; `InvalidData` when a [`Persist`] implementation's params are too
+/// long or its payload is not the length it announced.
+pub fn write_to<F: Persist>(f: &F, w: &mut dyn Write, opts: &SaveOptions) -> io::Result<()> {
+    let params = f.params();
+    let params_len = u32::try_from(params.len())
+        .ok()
+        .filter(|&p| p <= MAX_PARAMS_LEN)
+        .ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("params of {} bytes exceed {MAX_PARAMS_LEN}", params.len()),
+            )
+        })?;
+    let header = build_header(f, opts, params_len);
+    let mut cw = ChecksumWriter {
+        inner: w,
+        hasher: xxhash_rust::xxh3::Xxh3Default::new(),
+        written: 0,
+    };
+    cw.write_all(&header)?;
+    cw.write_all(&params)?;
+    let before = cw.written;
+    f.write_payload(&mut cw)?;
+    if cw.written - before != f.payload_len() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "payload wrote {} bytes but announced {}",
+                cw.written - before,
+                f.payload_len()
+            ),
+        ));
+    }
+    let sum = cw.hasher.digest();
+    cw.inner.write_all(&sum.to_le_bytes())?;
+    cw.inner.flush()
+}
+
+/// The encoded file as bytes.
+///
+/// # Errors
+/// [`Error::Allocation`] when the buffer cannot be had.
+pub fn to_bytes<F: Persist>(f: &F, opts: &SaveOptions) -> Result<Vec<u8>> {
+    let total = (HEADER_LEN + CHECKSUM_LEN) as u64 + f.params().len() as u64 + f.payload_len();
+    let cap = usize::try_from(total).map_err(|_| Error::Allocation {
+        bytes: u128::from(total),
+    })?;
+    let mut v = Vec::new();
+    v.try_reserve_exact(cap).map_err(|_| Error::Allocation {
+        bytes: u128::from(total),
+    })?;
+    write_to(f, &mut v, opts).map_err(|e| Error::Corrupt(e.to_string()))?;
+    Ok(v)
+}
+
+fn io_err(path: &Path, e: &io::Error) -> Error {
+    Error::Io {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    }
+}
+
+/// Write `path` atomically: the bytes go to a temporary file in the same directory, which is
+/// flushed, `fsync`ed and renamed over `path` (and on Unix the directory is `fsync`ed too). If
+/// anything fails before the rename — including a crash — `path` keeps its old contents; on an
+/// error the temporary file is removed (after a crash it may remain, named
+/// `.NAME.PID.NANOS.tmp`, and can be deleted).
+///
+/// `private` creates the file with mode `0600` on Unix (for files holding a secret key).
+///
+/// # Errors
+/// [`Error::Io`] naming the path.
+pub fn write_atomic(
+    path: &Path,
+    private: bool,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> Result<()> {
+    let name = path
+        .file_name()
+        .ok_or_else(|| io_err(path, &io::Error::other("not a file name")))?;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let tmp = dir.join(format!(
+        ".{}.{}.{nanos}.tmp",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let mut oo = std::fs::OpenOptions::new();
+    oo.write(true).create_new(true);
+    #[cfg(unix)]
+    if private {
+        use std::os::unix::fs::OpenOptionsExt;
+        oo.mode(0o600);
+    }
+    #[cfg(not(unix))]
+    let _ = private;
+    let file = oo.open(&tmp).map_err(|e| {
+        let why = format!("cannot create a temporary file in {}: {e}", dir.display());
+        io_err(path, &io::Error::new(e.kind(), why))
+    })?;
+    let result = (|| -> io::Result<()> {
+        let mut bw = io::BufWriter::with_capacity(1 << 16, file);
+        write(&mut bw)?;
+        bw.flush()?;
+        let file = bw.into_inner().map_err(io::IntoInnerError::into_error)?;
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&tmp, path)
+    })();
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(io_err(path, &e));
+    }
+    #[cfg(unix)]
+    if let Ok(d) = std::fs::File::open(&dir) {
+        // Make the rename itself durable; failure here leaves a complete file in place.
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// Save `f` to `path` atomically (see [`write_atomic`]).
+///
+/// # Errors
+/// [`Error::Io`].
+pub fn save<F: Persist>(f: &F, path: impl AsRef<Path>, opts: &SaveOptions) -> Result<()> {
+    write_atomic(path.as_ref(), stores_secret(f, opts), |w| {
+        write_to(f, w, opts)
+    })
+}
+
+/// Decode a filter of type `F` from the whole of `bytes`.
+///
+/// # Errors
+/// [`Error::Corrupt`] (what is wrong, in words), [`Error::UnsupportedVersion`],
+/// [`Error::Mismatch`] (the file's kind, hash or strategy is not `F`'s or not what `opts` asks
+/// for), [`Error::KeyRequired`], [`Error::WrongKey`], [`Error::Allocation`].
+pub fn from_bytes<F: Persist>(bytes: &[u8], opts: &LoadOptions) -> Result<F> {
+    let p = verify(bytes, opts)?;
+    if p.info.kind != F::KIND {
+        return Err(Error::Mismatch {
+            what: "filter kind",
+            found: p.info.kind.name().to_string(),
+            requested: F::KIND.name().to_string(),
+        });
+    }
+    F::decode(&identity(&p), p.params, p.payload)
+}
+
+/// A container whose checksum, ids and key have been verified: what a decoder for its kind
+/// needs. [`crate::registry::AnyFilter::from_bytes`] dispatches it to the kind's codec.
+#[derive(Debug)]
+pub struct Verified<'a> {
+    /// The kind the header names.
+    pub kind: FilterKind,
+    /// Hash, resolved key material and strategy.
+    pub identity: Identity,
+    /// The kind-specific parameters.
+    pub params: &'a [u8],
+    /// The payload.
+    pub payload: &'a [u8],
+}
+
+/// Check the container in `bytes` (magic, version, lengths, checksum, ids, key) without
+/// decoding its payload.
+///
+/// # Errors
+/// As [`from_bytes`], less the kind-specific checks.
+pub fn open_verified<'a>(bytes: &'a [u8], opts: &LoadOptions) -> Result<Verified<'a>> {
+    let p = verify(bytes, opts)?;
+    Ok(Verified {
+        kind: p.info.kind,
+        identity: identity(&p),
+        params: p.params,
+        payload: p.payload,
+    })
+}
+
+/// Read one encoded filter from `r`: the header first, then exactly the bytes it declares (and
+/// a check that nothing follows). The buffer grows only as bytes actually arrive, so a header
+/// declaring a huge length over a short stream costs nothing.
+///
+/// # Errors
+/// [`Error::Io`], and the header errors of [`from_bytes`] (magic, version, truncation).
+pub fn read_from(r: &mut dyn Read, name: &str) -> Result<Vec<u8>> {
+    let ioe = |e: io::Error| Error::Io {
+        path: name.to_string(),
+        message: e.to_string(),
+    };
+    let mut head = Vec::with_capacity(HEADER_LEN);
+    (&mut *r)
+        .take(HEADER_LEN as u64)
+        .read_to_end(&mut head)
+        .map_err(ioe)?;
+    let total = declared_len(&head)?;
+    let mut buf = head;
+    let mut chunk = [0u8; 64 * 1024];
+    loop {
+        let n = r.read(&mut chunk).map_err(ioe)?;
+        if n == 0 {
+            break;
+        }
+        if buf.len() as u64 + n as u64 > total {
+            return Err(corrupt(format!(
+                "trailing bytes after the checksum (the header declares {total} bytes)"
+            )));
+        }
+        buf.try_reserve(n).map_err(|_| Error::Allocation {
+            bytes: (buf.len() + n) as u128,
+        })?;
+        buf.extend_from_slice(&chunk[..n]);
+    }
+    Ok(buf)
+}
+
+/// Load a filter of type `F` from `path`.
+///
+/// # Errors
+/// [`Error::Io`] and everything [`from_bytes`] returns.
+pub fn load<F: Persist>(path: impl AsRef<Path>, opts: &LoadOptions) -> Result<F> {
+    from_bytes(&read_file(path)?, opts)
+}
+
+/// Read the whole of the file at `path` (as [`read_from`] does: no more than its header declares).
+///
+/// # Errors
+/// [`Error::Io`], and the header errors of [`from_bytes`].
+pub fn read_file(path: impl AsRef<Path>) -> Result<Vec<u8>> {
+    let path = path.as_ref();
+    let mut file = std::fs::File::open(path).map_err(|e| io_err(path, &e))?;
+    read_from(&mut file, &path.display().to_string())
+}
+
+impl<H: PersistHasher, S: PersistStrategy> StandardBloom<H, S> {
+    /// Save to `path` atomically in bloomlab's format ([`crate::persist`]), withholding a
+    /// secret SipHash key (see [`KeyPolicy::Auto`]).
+    ///
+    /// # Errors
+    /// [`Error::Io`].
+    pub fn save(&self, path: impl AsRef<Path>) -> Result<()> {
+        save(self, path, &SaveOptions::default())
+    }
+
+    /// Load from `path`; the file must hold a standard filter with this type's hash and
+    /// strategy (or any, for [`AnyHasher`] / [`AnyStrategy`]) and pass every check of
+    /// [`from_bytes`].
+    ///
+    /// # Errors
+    /// As [`load`].
+    pub fn load(path: impl AsRef<Path>, opts: &LoadOptions) -> Result<Self> {
+        load(path, opts)
+    }
+}
