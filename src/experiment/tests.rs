@@ -1,4 +1,5 @@
 use super::*;
+use crate::plot::Scale;
 
 const GOOD: &str = r#"
 name = "demo"
@@ -58,21 +59,21 @@ fn parses_and_expands_series() {
 #[test]
 fn syntax_and_type_errors_name_file_line_and_field() {
     let bad = GOOD.replace("trials = 2", "trials = \"two\"");
-    assert!(err(&bad).starts_with("e.toml:6: trials:"), "{}", err(&bad));
+    assert!(err(&bad).starts_with("e.toml:6:10: trials:"), "{}", err(&bad));
     let bad = GOOD.replace("var = \"fill\"", "var = \"fil\"");
     let e = err(&bad);
-    assert!(e.starts_with("e.toml:21: sweep.var:"), "{e}");
+    assert!(e.starts_with("e.toml:21:7: sweep.var:"), "{e}");
     assert!(e.contains("fill"), "lists the valid names: {e}");
     let bad = GOOD.replace(
         "kind = \"standard\"\nn = 1000\np = 0.001",
         "kind = \"bloomy\"\nn = 1000\np = 0.001",
     );
     let e = err(&bad);
-    assert!(e.starts_with("e.toml:16: filters[1].kind:"), "{e}");
+    assert!(e.starts_with("e.toml:16:8: filters[1].kind:"), "{e}");
     let bad = GOOD.replace("seed = 7", "seed = 7\ncolour = \"red\"");
     let e = err(&bad);
     assert!(
-        e.starts_with("e.toml:9: colour:") && e.contains("unknown field"),
+        e.starts_with("e.toml:9:1: colour:") && e.contains("unknown field"),
         "{e}"
     );
 }
@@ -81,14 +82,14 @@ fn syntax_and_type_errors_name_file_line_and_field() {
 fn semantic_errors_name_line_and_field() {
     let bad = GOOD.replace("p = 0.001", "p = 1.5");
     assert!(
-        err(&bad).starts_with("e.toml:18: filters[1].p:"),
+        err(&bad).starts_with("e.toml:18:5: filters[1].p:"),
         "{}",
         err(&bad)
     );
     let bad = GOOD.replace("var = \"fill\"", "var = \"load\"");
     let e = err(&bad);
     assert!(
-        e.starts_with("e.toml:21: sweep.var: the sweep runner sweeps one of"),
+        e.starts_with("e.toml:21:7: sweep.var: the sweep runner sweeps one of"),
         "{e}"
     );
     let bad = GOOD.replace(
@@ -96,21 +97,21 @@ fn semantic_errors_name_line_and_field() {
         "values = []",
     );
     assert!(
-        err(&bad).starts_with("e.toml:22: sweep.values:"),
+        err(&bad).starts_with("e.toml:22:10: sweep.values:"),
         "{}",
         err(&bad)
     );
     let bad = GOOD.replace("trials = 2", "trials = 0");
-    assert!(err(&bad).starts_with("e.toml:6: trials:"), "{}", err(&bad));
+    assert!(err(&bad).starts_with("e.toml:6:10: trials:"), "{}", err(&bad));
     let bad = GOOD.replace("n = 1000\np = 0.01\n", "p = 0.01\n");
     assert!(
-        err(&bad).starts_with("e.toml:10: filters[0]: give n"),
+        err(&bad).starts_with("e.toml:10:1: filters[0]: give n"),
         "{}",
         err(&bad)
     );
     let bad = GOOD.replace("n_scale = 0.1", "n_scale = 2");
     assert!(
-        err(&bad).starts_with("e.toml:27: quick.n_scale:"),
+        err(&bad).starts_with("e.toml:27:11: quick.n_scale:"),
         "{}",
         err(&bad)
     );
@@ -170,7 +171,7 @@ fn a_plot_column_that_does_not_exist_is_a_spec_error() {
     let dir = std::env::temp_dir().join(format!("bloomlab-exp2-{}", std::process::id()));
     let msg = e.run(&dir, &NoProgress).unwrap_err().to_string();
     assert!(
-        msg.starts_with("e.toml:31: plot.panels[0].y: no column 'fpr_typo'"),
+        msg.starts_with("e.toml:32:5: plot.panels[0].y: no column 'fpr_typo'"),
         "{msg}"
     );
     let _ = std::fs::remove_dir_all(&dir);
