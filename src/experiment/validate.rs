@@ -40,6 +40,9 @@ impl Experiment {
             .quick
             .then(|| doc.span(&format!("quick.{path}")))
             .flatten();
+        if let Some(s) = quick {
+            return self.err_range(s, &format!("quick.{path}"), message);
+        }
         let span = quick.or_else(|| {
             let mut p = Some(path);
             while let Some(q) = p {

@@ -201,7 +201,7 @@ pub(super) fn bits_of(m: f64) -> Result<u64> {
     if !(m.is_finite() && m < 9_223_372_036_854_775_808.0) {
         return Err(Error::invalid(
             crate::error::Param::M,
-            m,
+            format!("{m:.3e}"),
             "bits_per_key × n: a bit count below 2^63",
         ));
     }
