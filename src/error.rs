@@ -148,12 +148,14 @@ pub enum Error {
         given: u64,
     },
     /// An experiment spec (TOML) is invalid: where, which field, what is wrong.
-    #[error("{file}:{line}: {field}: {message}")]
+    #[error("{file}:{line}:{column}: {field}: {message}")]
     Spec {
         /// The spec file.
         file: String,
         /// 1-based line of the offending value (or of its table).
         line: usize,
+        /// 1-based column (in characters) where the offending value starts on that line.
+        column: usize,
         /// The field, as a dotted path (`sweep.var`, `filters[2].p`).
         field: String,
         /// What is wrong and what is valid.

@@ -156,6 +156,10 @@ pub struct Capabilities {
     pub exposes_positions: bool,
     /// Whether m and k can be given.
     pub sizing: Sizing,
+    /// The only k the kind accepts, if it fixes one (split-block: one bit in each of 8 words).
+    pub fixed_k: Option<u32>,
+    /// Stores fingerprints in buckets of slots (takes `fingerprint_bits`; its load counts slots).
+    pub fingerprints: bool,
 }
 
 impl FilterKind {
@@ -225,6 +229,8 @@ impl FilterKind {
             has_strategy: true,
             exposes_positions: false,
             sizing: Sizing::Bits,
+            fixed_k: None,
+            fingerprints: false,
         };
         match self {
             FilterKind::Standard => Capabilities {
@@ -236,8 +242,13 @@ impl FilterKind {
                 exposes_positions: true,
                 ..bloom
             },
-            FilterKind::Blocked | FilterKind::SplitBlock => Capabilities {
+            FilterKind::Blocked => Capabilities {
                 has_strategy: false,
+                ..bloom
+            },
+            FilterKind::SplitBlock => Capabilities {
+                has_strategy: false,
+                fixed_k: Some(8),
                 ..bloom
             },
             FilterKind::Scalable => Capabilities {
@@ -249,6 +260,7 @@ impl FilterKind {
                 removable: true,
                 has_strategy: false,
                 sizing: Sizing::Rate,
+                fingerprints: true,
                 ..bloom
             },
         }

@@ -107,7 +107,7 @@ fn a_bad_spec_names_file_line_and_field_and_exits_2() {
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains(&format!("{spec}:17: sweep.var: unknown variant `nn`")),
+        err.contains(&format!("{spec}:17:7: sweep.var: unknown variant `nn`")),
         "{err}"
     );
     std::fs::remove_dir_all(&dir).unwrap();

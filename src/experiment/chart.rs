@@ -69,13 +69,11 @@ pub(super) fn build(exp: &Experiment, t: &Table) -> Result<Chart> {
     let mut panels = Vec::new();
     for (pi, ps) in plot.panels.iter().enumerate() {
         let p: &PanelSpec = ps.get_ref();
-        let line = exp.span_line(ps);
         let field = |k: &str| format!("plot.panels[{pi}].{k}");
         let need = |expr: &str, key: &str| -> Result<()> {
             for c in columns_of(expr) {
                 if t.col(c).is_none() {
-                    return Err(exp.err_line(
-                        line,
+                    return Err(exp.err_at(
                         &field(key),
                         format!(
                             "no column '{c}' in the table of this run (columns: {})",
@@ -97,8 +95,7 @@ pub(super) fn build(exp: &Experiment, t: &Table) -> Result<Chart> {
                 (Some(c), None) => need(c, "lines")?,
                 (None, Some(_)) => {}
                 _ => {
-                    return Err(exp.err_line(
-                        line,
+                    return Err(exp.err_at(
                         &field("lines"),
                         format!("line '{}': give exactly one of column or value", l.label),
                     ));

@@ -1,4 +1,7 @@
 use super::*;
+use crate::plot::Scale;
+// `runners::run` directly: the table, without writing files.
+use super::runners;
 
 const GOOD: &str = r#"
 name = "demo"
@@ -58,21 +61,25 @@ fn parses_and_expands_series() {
 #[test]
 fn syntax_and_type_errors_name_file_line_and_field() {
     let bad = GOOD.replace("trials = 2", "trials = \"two\"");
-    assert!(err(&bad).starts_with("e.toml:6: trials:"), "{}", err(&bad));
+    assert!(
+        err(&bad).starts_with("e.toml:6:10: trials:"),
+        "{}",
+        err(&bad)
+    );
     let bad = GOOD.replace("var = \"fill\"", "var = \"fil\"");
     let e = err(&bad);
-    assert!(e.starts_with("e.toml:21: sweep.var:"), "{e}");
+    assert!(e.starts_with("e.toml:21:7: sweep.var:"), "{e}");
     assert!(e.contains("fill"), "lists the valid names: {e}");
     let bad = GOOD.replace(
         "kind = \"standard\"\nn = 1000\np = 0.001",
         "kind = \"bloomy\"\nn = 1000\np = 0.001",
     );
     let e = err(&bad);
-    assert!(e.starts_with("e.toml:16: filters[1].kind:"), "{e}");
+    assert!(e.starts_with("e.toml:16:8: filters[1].kind:"), "{e}");
     let bad = GOOD.replace("seed = 7", "seed = 7\ncolour = \"red\"");
     let e = err(&bad);
     assert!(
-        e.starts_with("e.toml:9: colour:") && e.contains("unknown field"),
+        e.starts_with("e.toml:9:1: colour:") && e.contains("unknown field"),
         "{e}"
     );
 }
@@ -81,14 +88,14 @@ fn syntax_and_type_errors_name_file_line_and_field() {
 fn semantic_errors_name_line_and_field() {
     let bad = GOOD.replace("p = 0.001", "p = 1.5");
     assert!(
-        err(&bad).starts_with("e.toml:18: filters[1].p:"),
+        err(&bad).starts_with("e.toml:18:5: filters[1].p:"),
         "{}",
         err(&bad)
     );
     let bad = GOOD.replace("var = \"fill\"", "var = \"load\"");
     let e = err(&bad);
     assert!(
-        e.starts_with("e.toml:21: sweep.var: the sweep runner sweeps one of"),
+        e.starts_with("e.toml:21:7: sweep.var: the sweep runner sweeps one of"),
         "{e}"
     );
     let bad = GOOD.replace(
@@ -96,21 +103,25 @@ fn semantic_errors_name_line_and_field() {
         "values = []",
     );
     assert!(
-        err(&bad).starts_with("e.toml:22: sweep.values:"),
+        err(&bad).starts_with("e.toml:22:10: sweep.values:"),
         "{}",
         err(&bad)
     );
     let bad = GOOD.replace("trials = 2", "trials = 0");
-    assert!(err(&bad).starts_with("e.toml:6: trials:"), "{}", err(&bad));
+    assert!(
+        err(&bad).starts_with("e.toml:6:10: trials:"),
+        "{}",
+        err(&bad)
+    );
     let bad = GOOD.replace("n = 1000\np = 0.01\n", "p = 0.01\n");
     assert!(
-        err(&bad).starts_with("e.toml:10: filters[0]: give n"),
+        err(&bad).starts_with("e.toml:10:1: filters[0]: give n"),
         "{}",
         err(&bad)
     );
     let bad = GOOD.replace("n_scale = 0.1", "n_scale = 2");
     assert!(
-        err(&bad).starts_with("e.toml:27: quick.n_scale:"),
+        err(&bad).starts_with("e.toml:27:11: quick.n_scale:"),
         "{}",
         err(&bad)
     );
@@ -170,8 +181,98 @@ fn a_plot_column_that_does_not_exist_is_a_spec_error() {
     let dir = std::env::temp_dir().join(format!("bloomlab-exp2-{}", std::process::id()));
     let msg = e.run(&dir, &NoProgress).unwrap_err().to_string();
     assert!(
-        msg.starts_with("e.toml:31: plot.panels[0].y: no column 'fpr_typo'"),
+        msg.starts_with("e.toml:32:5: plot.panels[0].y: no column 'fpr_typo'"),
         "{msg}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A valid hash-quality spec whose cuckoo table a weak hash on sequential keys fills early.
+const CUCKOO_WEAK_SEQ: &str = r#"
+name = "cuckoo-weak-seq"
+question = "Does a weak hash on sequential keys fill a cuckoo table?"
+runner = "hash-quality"
+keys = "seq"
+hashes = ["weak"]
+queries = 100000
+[[filters]]
+kind = "cuckoo"
+n = 200000
+p = 0.01
+[quick]
+queries = 1000
+n_scale = 0.25
+[plot]
+[[plot.panels]]
+x = "hash"
+y = "fpr"
+x_label = "hash"
+y_label = "FPR"
+"#;
+
+#[test]
+fn refused_inserts_are_counted_not_a_panic() {
+    let e = Experiment::parse("e.toml", CUCKOO_WEAK_SEQ)
+        .unwrap()
+        .quick();
+    let out = runners::run(&e, &NoProgress).expect("the run returns Ok");
+    let t = &out.table;
+    let refused = t
+        .num(0, "insert_failures")
+        .expect("an insert_failures column");
+    assert!(refused > 0.0, "the weak hash fills the table: {refused}");
+    // Keys that were refused are not counted as false negatives.
+    assert_eq!(t.num(0, "false_negatives"), Some(0.0));
+    assert!(out.summary.iter().any(|l| l.contains("inserts refused")));
+}
+
+#[test]
+fn what_a_run_would_refuse_is_refused_at_validation() {
+    let cases = [
+        // More keys than the generator keeps apart from the absent ones (2^39).
+        (
+            GOOD.replace("n = 1000\np = 0.01", "n = 600000000000\np = 0.01"),
+            "e.toml:12:5: filters[0].n: invalid n",
+        ),
+        (
+            GOOD.replace("n = 1000\np = 0.01", "n = 1000\nm = 0"),
+            "e.toml:13:5: filters[0].m: a bit count",
+        ),
+        (
+            GOOD.replace("n = 1000\np = 0.01", "n = 1000\nbits_per_key = 1e300"),
+            "e.toml:13:16: filters[0].bits_per_key: invalid m",
+        ),
+        (
+            GOOD.replace(
+                "var = \"fill\"\nrange = { from = 0.5, to = 1.5, points = 3 }",
+                "var = \"k\"\nvalues = [2, 2.5]",
+            ),
+            "e.toml:22:10: sweep.values: 2.5: k takes whole numbers",
+        ),
+        (
+            GOOD.replace("p = 0.001", "p = 0.001\nk = 65"),
+            "e.toml:19:5: filters[1].k: an integer from 1 to 64",
+        ),
+        (
+            GOOD.replace(
+                "range = { from = 0.5, to = 1.5, points = 3 }",
+                "values = [1e9]",
+            ),
+            "e.toml:22:10: sweep.values: invalid n",
+        ),
+        // Only the --quick form is wrong: its replacement sweep inserts too many keys.
+        (
+            GOOD.replace(
+                "n_scale = 0.1",
+                "sweep = { var = \"inserted\", values = [1e12] }",
+            )
+            .replace("var = \"fill\"", "var = \"inserted\"")
+            .replace("from = 0.5, to = 1.5", "from = 500, to = 1500"),
+            "e.toml:27:38: quick.sweep.values: invalid n",
+        ),
+    ];
+    for (src, want) in cases {
+        let e = err(&src);
+        assert!(e.starts_with(want), "want {want}\n got {e}");
+    }
 }

@@ -69,7 +69,7 @@ fn main() -> ExitCode {
         Some(Cmd::Redis(a)) => cli::redis::run(&a),
         Some(Cmd::Build(a)) => cli::build::run(&a),
         Some(Cmd::Query(a)) => return cli::query::run(&a),
-        Some(Cmd::Run(a)) => cli::run::run(&a),
+        Some(Cmd::Run(a)) => return cli::run::run(&a),
         None => {
             if std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {
                 tui::run()

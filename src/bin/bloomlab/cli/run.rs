@@ -6,6 +6,7 @@ use bloomlab::{Error, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::PathBuf;
+use std::process::ExitCode;
 use std::time::Instant;
 
 /// Run experiment specs (TOML) and write CSV, SVG and PNG for each.
@@ -58,12 +59,25 @@ fn io(path: &std::path::Path, e: std::io::Error) -> Error {
     }
 }
 
-/// Run the command.
+/// Run the command: exit status 0 when every experiment ran, 2 otherwise. Each error is printed
+/// once: a spec that does not parse (then nothing runs), or each experiment that failed (the
+/// others still run; the last line names the failed ones).
+pub fn run(args: &Args) -> ExitCode {
+    match run_all(args) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(2),
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Run everything; `Ok(false)` when an experiment failed (its error already printed).
 ///
 /// # Errors
-/// A spec that does not parse (nothing runs then); the first experiment that failed (the
-/// others still run).
-pub fn run(args: &Args) -> Result<()> {
+/// A spec that does not parse, duplicate names, a failed replot: before or instead of runs.
+fn run_all(args: &Args) -> Result<bool> {
     let paths: Vec<PathBuf> = if args.all {
         let mut v: Vec<PathBuf> = std::fs::read_dir(&args.dir)
             .map_err(|e| io(&args.dir, e))?
@@ -93,7 +107,6 @@ pub fn run(args: &Args) -> Result<()> {
         }
     }
     let start = Instant::now();
-    let mut first_err: Option<Error> = None;
     let mut failed = Vec::new();
     if args.replot {
         for exp in &exps {
@@ -105,7 +118,7 @@ pub fn run(args: &Args) -> Result<()> {
                 files.png.display()
             );
         }
-        return Ok(());
+        return Ok(true);
     }
     for exp in &exps {
         let exp = if args.quick { exp.quick() } else { exp.clone() };
@@ -159,7 +172,6 @@ pub fn run(args: &Args) -> Result<()> {
                 bar.0.abandon();
                 eprintln!("error: {}: {e}", exp.spec.name);
                 failed.push(exp.spec.name.clone());
-                first_err.get_or_insert(e);
             }
         }
     }
@@ -173,16 +185,14 @@ pub fn run(args: &Args) -> Result<()> {
             format!("; failed: {}", failed.join(", "))
         }
     );
-    match first_err {
-        Some(e) => Err(e),
-        None => Ok(()),
-    }
+    Ok(failed.is_empty())
 }
 
 fn e_dup(e: &Experiment) -> Error {
     Error::Spec {
         file: e.file.clone(),
         line: 1,
+        column: 1,
         field: "name".into(),
         message: format!(
             "another spec is also named '{}' (names pick the output files)",
