@@ -5,7 +5,7 @@ use bloomlab::hash::{AnyHasher, AnyStrategy, HashId, IndexStrategy, StrategyId};
 use bloomlab::workload::KeyKind;
 use bloomlab::{FilterKind, StandardBloom, theory};
 
-use super::msg::{CompareResult, FillMap, HashResult, RowOutcome};
+use super::results::{CompareResult, FillMap, HashResult, RowState};
 
 /// Hash function of the walkthrough: Guava's murmur3_128, as the articles use.
 pub const WALK_HASH: HashId = HashId::Murmur3;
@@ -398,25 +398,6 @@ impl Explore {
     pub fn exact_for(&self, d: &Design) -> Option<f64> {
         match self.exact {
             Some((key, v)) if key == (d.m_actual, d.n, d.k) => Some(v),
-            _ => None,
-        }
-    }
-}
-
-/// A measured row (Compare) or cell (Hashes).
-#[derive(Debug, Clone, PartialEq)]
-pub enum RowState<T> {
-    /// Not measured yet.
-    Pending,
-    /// Measured, unavailable or failed.
-    Out(RowOutcome<T>),
-}
-
-impl<T> RowState<T> {
-    /// The result, when measured.
-    pub fn done(&self) -> Option<&T> {
-        match self {
-            RowState::Out(RowOutcome::Done(t)) => Some(t),
             _ => None,
         }
     }

@@ -9,10 +9,11 @@ use bloomlab::{FilterKind, FilterSpec, theory};
 
 use super::fmt;
 use super::msg::{Cmd, CompareJob, ExploreJob, HashesJob, Msg, Slot, WorkerEvent};
+use super::results::RowState;
 use super::state::{
     ChartView, CompareKey, Design, ExploreRun, FILL_REGIONS, Field, HashMetric, Hashes, HashesKey,
-    Level, MAX_M, MAX_MEASURE_BITS, MAX_MEASURE_SECS, MAX_N, MIN_P, MIN_QUERIES, RowState,
-    RunStatus, State, Tab,
+    Level, MAX_M, MAX_MEASURE_BITS, MAX_MEASURE_SECS, MAX_N, MIN_P, MIN_QUERIES, RunStatus, State,
+    Tab,
 };
 
 /// Longest time the Explore measurement keeps querying.
@@ -846,7 +847,7 @@ fn walk_msg(s: &mut State, msg: Msg) -> Vec<Cmd> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tui::msg::{FillMap, RowOutcome};
+    use crate::tui::results::{FillMap, RowOutcome};
     use crate::tui::state::WalkOutcome;
 
     fn typed(s: &mut State, field: Field, text: &str) -> Vec<Cmd> {

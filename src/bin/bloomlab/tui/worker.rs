@@ -15,10 +15,8 @@ use bloomlab::measure::{Control, MeasureConfig, measure};
 use bloomlab::workload::{KeyChunk, KeyGen};
 use bloomlab::{Error, Filter, FilterKind, FilterSpec, StandardBloom, stats, theory};
 
-use super::msg::{
-    Cmd, CompareJob, CompareResult, ExploreJob, FillMap, HashResult, HashesJob, RowOutcome, Slot,
-    WorkerEvent,
-};
+use super::msg::{Cmd, CompareJob, ExploreJob, HashesJob, Slot, WorkerEvent};
+use super::results::{CompareResult, FillMap, HashResult, RowOutcome};
 
 /// Keys per chunk (generated outside the timed loops, as `measure` does).
 const CHUNK: u64 = 16_384;

@@ -9,8 +9,8 @@ use ratatui::widgets::{Bar, BarChart, BarGroup, Block, LineGauge, Paragraph};
 
 use super::{ACCENT, BAD, MARK, MEASURED, bold};
 use crate::tui::fmt;
-use crate::tui::msg::RowOutcome;
-use crate::tui::state::{RowState, RunStatus, State, hashset_u64_bytes};
+use crate::tui::results::{RowOutcome, RowState};
+use crate::tui::state::{RunStatus, State, hashset_u64_bytes};
 
 /// Filter kinds that keep their FPR bound while growing past capacity (by design of the kind;
 /// the `Filter` trait has no capability flag for it).
@@ -191,7 +191,8 @@ mod tests {
     use bloomlab::FilterKind;
     use bloomlab::measure::{Control, MeasureConfig, measure};
 
-    use crate::tui::msg::{Cmd, CompareResult, Msg, RowOutcome, WorkerEvent};
+    use crate::tui::msg::{Cmd, Msg, WorkerEvent};
+    use crate::tui::results::{CompareResult, RowOutcome};
     use crate::tui::state::{Field, State, Tab};
     use crate::tui::update::{init, update};
     use crate::tui::view::render_text;

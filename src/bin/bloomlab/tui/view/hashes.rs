@@ -11,8 +11,8 @@ use ratatui::widgets::{Block, Cell, LineGauge, Paragraph, Row, Sparkline, Table}
 
 use super::{ACCENT, BAD, MARK, MEASURED, bold, selected};
 use crate::tui::fmt;
-use crate::tui::msg::{HashResult, RowOutcome};
-use crate::tui::state::{HashMetric, Hashes, RowState, RunStatus, State};
+use crate::tui::results::{HashResult, RowOutcome, RowState};
+use crate::tui::state::{HashMetric, Hashes, RunStatus, State};
 
 /// p-value below which the bit positions are flagged as non-uniform.
 const NON_UNIFORM: f64 = 1e-3;
@@ -246,7 +246,8 @@ mod tests {
     use bloomlab::workload::KeyGen;
     use bloomlab::{FilterKind, FilterSpec, stats};
 
-    use crate::tui::msg::{Cmd, HashResult, Msg, RowOutcome, WorkerEvent};
+    use crate::tui::msg::{Cmd, Msg, WorkerEvent};
+    use crate::tui::results::{HashResult, RowOutcome};
     use crate::tui::state::{Hashes, State, Tab};
     use crate::tui::update::{init, update};
     use crate::tui::view::render_text;
