@@ -822,15 +822,15 @@ fn walk_msg(s: &mut State, msg: Msg) -> Vec<Cmd> {
                 return Vec::new();
             }
             let out = match msg {
-                Msg::WalkInsert => w.insert(&word),
-                Msg::WalkQuery => w.query(&word),
-                _ => w.remove(&word),
+                Msg::WalkInsert => w.session.insert(&word),
+                Msg::WalkQuery => w.session.query(&word),
+                _ => w.session.remove(&word),
             };
             w.record(word, out);
         }
         Msg::WalkToggleCounting => {
-            w.counting = !w.counting;
-            let text = if w.counting {
+            w.session.set_counting(!w.session.counting());
+            let text = if w.session.counting() {
                 "counting mode: each cell is a 4-bit counter; d removes"
             } else {
                 "bit mode: a cell is 1 when its counter is above 0; no remove"
@@ -848,7 +848,7 @@ fn walk_msg(s: &mut State, msg: Msg) -> Vec<Cmd> {
 mod tests {
     use super::*;
     use crate::tui::results::{FillMap, RowOutcome};
-    use crate::tui::state::WalkOutcome;
+    use bloomlab::walkthrough::Outcome as WalkOutcome;
 
     fn typed(s: &mut State, field: Field, text: &str) -> Vec<Cmd> {
         s.explore.field = field;
@@ -1220,13 +1220,13 @@ mod tests {
         update(&mut s, Msg::WalkPreload);
         s.walk.input = "apple".into();
         update(&mut s, Msg::WalkRemove);
-        let apple = s.walk.positions("apple");
-        let banana = s.walk.positions("banana");
+        let apple = s.walk.session.positions("apple");
+        let banana = s.walk.session.positions("banana");
         for p in apple {
             let expect = u8::from(banana.contains(&p));
-            assert_eq!(s.walk.counters[p as usize], expect, "bit {p}");
+            assert_eq!(s.walk.session.counter(p), expect, "bit {p}");
         }
-        assert!(s.walk.contains("banana"));
+        assert!(s.walk.session.contains("banana"));
     }
 
     #[test]
