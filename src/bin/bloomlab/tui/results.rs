@@ -19,8 +19,6 @@ pub struct FillMap {
 pub enum RowOutcome<T> {
     /// Measured.
     Done(T),
-    /// The filter kind (or combination) is not in this build.
-    NotAvailable(String),
     /// Something else failed (allocation, …).
     Failed(String),
 }

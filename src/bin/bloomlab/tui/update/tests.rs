@@ -245,7 +245,7 @@ fn one_measurement_at_a_time() {
         Msg::worker(WorkerEvent::CompareRow {
             job: job.job,
             idx: 0,
-            outcome: RowOutcome::NotAvailable("x".into()),
+            outcome: RowOutcome::Failed("x".into()),
         }),
     );
     assert_eq!(s.compare.rows[0], RowState::Pending);
@@ -268,7 +268,7 @@ fn compare_resumes_only_missing_rows() {
         Msg::worker(WorkerEvent::CompareRow {
             job,
             idx: 1,
-            outcome: RowOutcome::NotAvailable("unknown filter".into()),
+            outcome: RowOutcome::Failed("out of memory".into()),
         }),
     );
     update(&mut s, Msg::Goto(Tab::Explore));
@@ -399,16 +399,16 @@ fn a_job_that_stops_before_any_query_is_a_failure() {
         Msg::worker(WorkerEvent::Finished {
             slot: Slot::Explore,
             job,
-            stopped: Some("not available in this build".into()),
+            stopped: Some("cannot start a thread: out of resources".into()),
         }),
     );
     assert_eq!(
         s.explore.run.status,
-        RunStatus::Failed("not available in this build".into())
+        RunStatus::Failed("cannot start a thread: out of resources".into())
     );
     let (lvl, text) = s.status.clone().unwrap();
     assert_eq!(lvl, Level::Error);
-    assert!(text.contains("not available"), "{text}");
+    assert!(text.contains("cannot start a thread"), "{text}");
 }
 
 #[test]

@@ -99,7 +99,6 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
             let idx = Hashes::cell_index(r, c);
             let (text, style) = match &h.cells[idx] {
                 RowState::Pending => ("·".to_string(), Style::default()),
-                RowState::Out(RowOutcome::NotAvailable(_)) => ("n/a".into(), Style::default()),
                 RowState::Out(RowOutcome::Failed(_)) => ("failed".into(), bold().fg(BAD)),
                 RowState::Out(RowOutcome::Done(res)) => {
                     let (t, bad) = cell_text(res, h.metric);
@@ -161,7 +160,6 @@ fn draw_detail(f: &mut Frame<'_>, h: &Hashes, area: Rect) {
     let Some(r) = cell.done() else {
         let msg = match cell {
             RowState::Out(RowOutcome::Failed(e)) => format!("failed: {e}"),
-            RowState::Out(RowOutcome::NotAvailable(e)) => e.clone(),
             _ => "not measured yet".to_string(),
         };
         f.render_widget(
