@@ -155,4 +155,17 @@ fn walkthrough_tells_the_story() {
         "{text}"
     );
     assert!(text.contains("FALSE POSITIVE"), "{text}");
+    assert!(!text.contains("hits bit"), "{text}");
+}
+
+#[test]
+fn walkthrough_says_when_a_word_hits_one_bit_more_than_once() {
+    // With seed 4, apple's three positions are all bit 0.
+    let text = stdout(&run(&["walkthrough", "--seed", "4"]));
+    assert!(
+        text.contains("\"apple\": h1 = 0x031a7cb415bd37d7"),
+        "{text}"
+    );
+    assert!(text.contains("positions [0, 0, 0]"), "{text}");
+    assert!(text.contains("\"apple\" hits bit 0 3 times"), "{text}");
 }

@@ -1,8 +1,7 @@
-//! `bloomlab walkthrough`: the articles' m = 16, k = 3 example with real hashes.
+//! `bloomlab walkthrough`: the articles' m = 16, k = 3 example with real hashes. The steps are
+//! [`bloomlab::walkthrough::Walkthrough`]'s, the same the workbench's Walkthrough screen runs.
 
-use bloomlab::Filter;
-use bloomlab::hash::{ItemHasher, Murmur3};
-use bloomlab::walkthrough::{self, INSERTED, K, M, QUERIED, SEED};
+use bloomlab::walkthrough::{INSERTED, K, M, Outcome, QUERIED, SEED, Walkthrough, repeats};
 
 /// Walk through a 16-bit, 3-hash Bloom filter: insert apple and banana, query grape and cherry.
 #[derive(Debug, clap::Args)]
@@ -12,10 +11,25 @@ pub struct Args {
     pub seed: u32,
 }
 
-fn row(bits: &[bool]) -> String {
-    bits.iter()
-        .map(|&b| if b { " 1" } else { " 0" })
-        .collect::<String>()
+fn show(w: &Walkthrough) {
+    let header: String = (0..M).map(|i| format!("{i:>2}")).collect();
+    let row: String = (0..M).map(|i| if w.bit(i) { " 1" } else { " 0" }).collect();
+    println!("      bit {header}");
+    println!("    value {row}");
+}
+
+/// The line for a word whose probes hit one bit more than once.
+fn repeat_note(word: &str, positions: &[u64]) {
+    for (p, r) in repeats(positions) {
+        let times = if r == 2 {
+            "twice".to_string()
+        } else {
+            format!("{r} times")
+        };
+        println!(
+            "    \"{word}\" hits bit {p} {times}: its {K} positions are not all different, so it sets fewer bits"
+        );
+    }
 }
 
 /// Run the command.
@@ -23,14 +37,7 @@ fn row(bits: &[bool]) -> String {
 /// # Errors
 /// None in practice.
 pub fn run(a: &Args) -> bloomlab::Result<()> {
-    let mut f = walkthrough::filter(a.seed);
-    let hasher = Murmur3::with_seed(a.seed);
-    let header: String = (0..M).map(|i| format!("{i:>2}")).collect();
-    let show = |f: &bloomlab::StandardBloom<Murmur3, bloomlab::hash::DoubleHashing>| {
-        let bits: Vec<bool> = (0..M).map(|i| f.bit_vec().get(i)).collect();
-        println!("      bit {header}");
-        println!("    value {}", row(&bits));
-    };
+    let mut w = Walkthrough::new(a.seed);
     println!("A Bloom filter of m = {M} bits and k = {K} hash functions.");
     println!(
         "Positions: murmur3_128 (seed {}) gives h1, h2; position i = ⌊(h1 + i·h2) · m / 2^64⌋, i = 0..{}.\n",
@@ -38,71 +45,67 @@ pub fn run(a: &Args) -> bloomlab::Result<()> {
         K - 1
     );
     println!("Step 0: every bit starts at 0.");
-    show(&f);
-    let mut owners: Vec<(u64, &str)> = Vec::new();
-    for (step, w) in INSERTED.iter().enumerate() {
-        let h = hasher.hash128(w.as_bytes());
-        let pos = f.positions(w.as_bytes());
+    show(&w);
+    for (step, word) in INSERTED.iter().enumerate() {
+        let h = w.hash(word);
+        let out = w.insert(word);
+        let pos = out.positions();
         println!(
-            "\nStep {}: insert \"{w}\": h1 = {:#018x}, h2 = {:#018x} → positions {:?}",
+            "\nStep {}: insert \"{word}\": h1 = {:#018x}, h2 = {:#018x} → positions {pos:?}",
             step + 1,
             h.lo,
             h.hi,
-            pos
         );
-        for &p in &pos {
-            if let Some((_, other)) = owners.iter().find(|(q, o)| *q == p && o != w) {
-                println!(
-                    "    bit {p} is already 1 (set by \"{other}\"): a collision, nothing changes there"
-                );
+        repeat_note(word, pos);
+        if let Outcome::Inserted { collisions, .. } = &out {
+            for (p, by) in collisions {
+                let others: Vec<&String> = by.iter().filter(|o| o != word).collect();
+                if let Some(other) = others.first() {
+                    println!(
+                        "    bit {p} is already 1 (set by \"{other}\"): a collision, nothing changes there"
+                    );
+                }
             }
         }
-        f.insert(w.as_bytes());
-        for &p in &pos {
-            owners.push((p, w));
-        }
-        show(&f);
+        show(&w);
     }
     let mut step = INSERTED.len();
-    for w in INSERTED.iter().take(1).chain(QUERIED.iter()) {
+    for word in INSERTED.iter().take(1).chain(QUERIED.iter()) {
         step += 1;
-        let pos = f.positions(w.as_bytes());
-        let zeros: Vec<u64> = pos
-            .iter()
-            .copied()
-            .filter(|&p| !f.bit_vec().get(p))
-            .collect();
-        print!("\nStep {step}: query \"{w}\" → positions {pos:?}: ");
-        if !zeros.is_empty() {
-            println!("bit(s) {zeros:?} are 0, so \"{w}\" was DEFINITELY never inserted.");
-        } else if INSERTED.contains(w) {
-            println!("all 1 → \"maybe present\" (it was inserted: a true positive).");
-        } else {
-            let who: Vec<String> = pos
-                .iter()
-                .map(|p| {
-                    let by: Vec<&str> = owners
-                        .iter()
-                        .filter(|(q, _)| q == p)
-                        .map(|(_, o)| *o)
-                        .collect();
-                    format!("{p} by {}", by.join("+"))
-                })
-                .collect();
-            println!("all 1 → \"maybe present\", but it was never inserted: a FALSE POSITIVE.");
-            println!("    its bits were set by other words: {}", who.join(", "));
+        let out = w.query(word);
+        let pos = out.positions();
+        print!("\nStep {step}: query \"{word}\" → positions {pos:?}: ");
+        match &out {
+            Outcome::Absent { zeros, .. } => {
+                println!("bit(s) {zeros:?} are 0, so \"{word}\" was DEFINITELY never inserted.");
+            }
+            Outcome::MaybePresent {
+                false_positive: false,
+                ..
+            } => println!("all 1 → \"maybe present\" (it was inserted: a true positive)."),
+            Outcome::MaybePresent { setters, .. } => {
+                let who: Vec<String> = setters
+                    .iter()
+                    .map(|(p, by)| format!("{p} by {}", by.join("+")))
+                    .collect();
+                println!("all 1 → \"maybe present\", but it was never inserted: a FALSE POSITIVE.");
+                println!("    its bits were set by other words: {}", who.join(", "));
+            }
+            // A query answers only absent or maybe present.
+            _ => {}
         }
+        repeat_note(word, pos);
     }
     println!(
         "\nSo: \"absent\" is always right (a 0 bit can only mean the word was never added), while \
          \"present\" can be wrong.\nWith {} of {} bits set, a random absent word passes with probability \
          about ({}/{})^{} = {:.1}%.",
-        f.ones(),
+        w.ones(),
         M,
-        f.ones(),
+        w.ones(),
         M,
         K,
-        (f.ones() as f64 / M as f64).powi(K as i32) * 100.0
+        w.pass_probability() * 100.0
     );
     Ok(())
 }

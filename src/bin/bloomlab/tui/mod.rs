@@ -1,10 +1,24 @@
 //! The terminal workbench (ratatui, Elm style): `event` turns keys into [`msg::Msg`]s, `update`
 //! changes the [`state::State`] and returns commands, the [`worker::Runtime`] runs them in
 //! background threads whose reports come back as messages, and `view` draws the state.
+//!
+//! Module dependencies (non-test code) form an acyclic order; each uses only modules above it:
+//!
+//! | module | uses (besides the library) |
+//! |---|---|
+//! | `results` | — (what the jobs measure: [`results::RowOutcome`], [`results::RowState`], …) |
+//! | `fmt` | — |
+//! | `state` | `results` |
+//! | `msg` | `results`, `state` (for `Tab`) |
+//! | `event` | `msg`, `state` |
+//! | `worker` | `msg`, `results` |
+//! | `update` | `fmt`, `msg`, `results`, `state` |
+//! | `view` | `fmt`, `results`, `state` |
 
 mod event;
 mod fmt;
 mod msg;
+mod results;
 mod state;
 mod update;
 mod view;

@@ -1,11 +1,11 @@
 //! Messages (what happened), commands (what the runtime must do) and the jobs the worker runs.
 
 use bloomlab::hash::{HashId, StrategyId};
-use bloomlab::measure::Measurement;
 use bloomlab::workload::KeyKind;
 use bloomlab::{FilterKind, FilterSpec};
 use std::time::Duration;
 
+use super::results::{CompareResult, FillMap, HashResult, RowOutcome};
 use super::state::Tab;
 
 /// Everything `update` reacts to: keys (already translated by `event`) and worker reports.
@@ -85,50 +85,6 @@ pub enum Slot {
     Compare,
     /// The Hashes matrix.
     Hashes,
-}
-
-/// Bits set per region of the bit array.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FillMap {
-    /// Bits in the array.
-    pub m: u64,
-    /// (bits set, bits) of each region; regions split the array into near-equal parts.
-    pub regions: Vec<(u64, u64)>,
-    /// Bits set in total.
-    pub ones: u64,
-}
-
-/// Outcome of one Compare row.
-#[derive(Debug, Clone, PartialEq)]
-pub enum RowOutcome<T> {
-    /// Measured.
-    Done(T),
-    /// The filter kind (or combination) is not in this build.
-    NotAvailable(String),
-    /// Something else failed (allocation, …).
-    Failed(String),
-}
-
-/// One measured filter kind.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CompareResult {
-    /// The measurement.
-    pub m: Measurement,
-    /// Supports remove (probed via `as_removable`).
-    pub removable: bool,
-}
-
-/// One measured hash × strategy.
-#[derive(Debug, Clone, PartialEq)]
-pub struct HashResult {
-    /// The measurement.
-    pub m: Measurement,
-    /// Bit positions counted per bin (all k positions of each inserted key).
-    pub histogram: Vec<u64>,
-    /// Pearson chi-square statistic of the histogram against uniform.
-    pub chi2: f64,
-    /// Its p-value.
-    pub chi2_p: f64,
 }
 
 /// Reports from the background threads.

@@ -1,28 +1,15 @@
 //! Everything the screens show, and the pure computations derived from it. `update` is the only
 //! writer; `view` only reads.
 
-use bloomlab::hash::{AnyHasher, AnyStrategy, HashId, IndexStrategy, StrategyId};
+use bloomlab::hash::{AnyStrategy, HashId, IndexStrategy, StrategyId};
+use bloomlab::walkthrough::{self, Outcome, Walkthrough};
 use bloomlab::workload::KeyKind;
-use bloomlab::{FilterKind, StandardBloom, theory};
+use bloomlab::{FilterKind, FilterSpec, theory};
 
-use super::msg::{CompareResult, FillMap, HashResult, RowOutcome};
+use super::results::{CompareResult, FillMap, HashResult, RowState};
 
-/// Hash function of the walkthrough: Guava's murmur3_128, as the articles use.
-pub const WALK_HASH: HashId = HashId::Murmur3;
-/// Index strategy of the walkthrough: Kirsch–Mitzenmacher `h1 + i·h2`, as the articles describe.
-pub const WALK_STRATEGY: StrategyId = StrategyId::Double;
-/// Hash seed of the walkthrough, the same as `bloomlab walkthrough` ([`bloomlab::walkthrough::SEED`]):
-/// apple → {5, 4, 3}, banana → {15, 4, 10} (bit 4 collides), grape → {0, 8, 15} (bits 0 and 8
-/// are 0: absent), cherry → {10, 5, 15} (all set by apple and banana: a false positive).
-pub const WALK_SEED: u64 = bloomlab::walkthrough::SEED as u64;
-/// Bits of the walkthrough filter.
-pub const WALK_M: u64 = 16;
-/// Hash functions of the walkthrough filter.
-pub const WALK_K: u32 = 3;
 /// Walkthrough actions kept for display.
 pub const WALK_LOG: usize = 12;
-/// Largest 4-bit counter value.
-pub const COUNTER_MAX: u8 = 15;
 
 /// Largest bit array the workbench will allocate for a measurement (2^33 bits = 1 GiB).
 pub const MAX_MEASURE_BITS: u64 = 1 << 33;
@@ -169,15 +156,18 @@ pub struct Params {
 }
 
 impl Default for Params {
+    /// The library's default filter ([`FilterSpec::default`]: n = 10⁶, p = 1%, standard, xxh3,
+    /// enhanced double hashing) on `u64` keys.
     fn default() -> Self {
+        let spec = FilterSpec::default();
         Self {
-            n: 1_000_000,
-            p: 0.01,
+            n: spec.n,
+            p: spec.p.unwrap_or(0.01),
             m_pin: None,
             k_pin: None,
-            kind: FilterKind::Standard,
-            hash: HashId::Xxh3,
-            strategy: StrategyId::EnhancedDouble,
+            kind: spec.kind,
+            hash: spec.hash,
+            strategy: spec.strategy,
             keys: KeyKind::U64,
         }
     }
@@ -403,25 +393,6 @@ impl Explore {
     }
 }
 
-/// A measured row (Compare) or cell (Hashes).
-#[derive(Debug, Clone, PartialEq)]
-pub enum RowState<T> {
-    /// Not measured yet.
-    Pending,
-    /// Measured, unavailable or failed.
-    Out(RowOutcome<T>),
-}
-
-impl<T> RowState<T> {
-    /// The result, when measured.
-    pub fn done(&self) -> Option<&T> {
-        match self {
-            RowState::Out(RowOutcome::Done(t)) => Some(t),
-            _ => None,
-        }
-    }
-}
-
 /// What a Compare table was measured for.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CompareKey {
@@ -514,260 +485,55 @@ impl Hashes {
     }
 }
 
-/// What the last walkthrough action found.
+/// The Walkthrough screen: the library's example session ([`Walkthrough`]: the filter, its
+/// words, bit or counting mode) and what the screen adds (the word box, the log).
 #[derive(Debug, Clone, PartialEq)]
-pub enum WalkOutcome {
-    /// Inserted; `collisions` lists (position, words that had already set it).
-    Inserted {
-        /// Positions.
-        positions: Vec<u64>,
-        /// Shared positions.
-        collisions: Vec<(u64, Vec<String>)>,
-        /// Counters that were already at 15 (stuck).
-        saturated: Vec<u64>,
-    },
-    /// Some position is 0: certainly absent.
-    Absent {
-        /// Positions.
-        positions: Vec<u64>,
-        /// Which of them are 0.
-        zeros: Vec<u64>,
-    },
-    /// All positions set.
-    MaybePresent {
-        /// Positions.
-        positions: Vec<u64>,
-        /// True when the word was never inserted.
-        false_positive: bool,
-        /// For each position, the inserted words that set it.
-        setters: Vec<(u64, Vec<String>)>,
-    },
-    /// Counters decremented.
-    Removed {
-        /// Positions.
-        positions: Vec<u64>,
-        /// True when the word had not been inserted (a false positive was removed).
-        was_inserted: bool,
-        /// Inserted words that now test absent (false negatives created).
-        now_missing: Vec<String>,
-    },
-    /// Remove refused.
-    RemoveRefused(String),
-}
-
-/// The walkthrough.
-#[derive(Debug, Clone)]
 pub struct Walk {
-    /// Used for its positions only (m = 16, k = 3).
-    pub filter: StandardBloom<AnyHasher, AnyStrategy>,
-    /// 4-bit counters; in bit mode a bit is `counter > 0`.
-    pub counters: [u8; WALK_M as usize],
-    /// Inserted words (a multiset, in order) with their positions.
-    pub words: Vec<(String, Vec<u64>)>,
+    /// The m = 16, k = 3 example filter.
+    pub session: Walkthrough,
     /// The word in the box.
     pub input: String,
     /// Typing into the box.
     pub editing: bool,
-    /// Counting mode (remove allowed).
-    pub counting: bool,
     /// Actions so far (word, what happened), oldest first, at most [`WALK_LOG`].
-    pub log: Vec<(String, WalkOutcome)>,
-}
-
-impl PartialEq for Walk {
-    fn eq(&self, o: &Self) -> bool {
-        self.counters == o.counters
-            && self.words == o.words
-            && self.input == o.input
-            && self.editing == o.editing
-            && self.counting == o.counting
-            && self.log == o.log
-    }
+    pub log: Vec<(String, Outcome)>,
 }
 
 impl Walk {
-    /// An empty walkthrough filter.
+    /// The articles' starting point (apple and banana inserted), the box holding "cherry".
     pub fn new() -> Self {
-        let filter = StandardBloom::with_bits_and(
-            WALK_M,
-            WALK_K,
-            AnyHasher::new(WALK_HASH, WALK_SEED),
-            AnyStrategy(WALK_STRATEGY),
-        )
-        .expect("m = 16, k = 3 are valid constants");
         Self {
-            filter,
-            counters: [0; WALK_M as usize],
-            words: Vec::new(),
-            input: String::new(),
+            session: Walkthrough::story(walkthrough::SEED),
+            input: "cherry".into(),
             editing: false,
-            counting: false,
             log: Vec::new(),
         }
     }
 
     /// The last action and its outcome.
     #[cfg(test)]
-    pub fn last(&self) -> Option<&(String, WalkOutcome)> {
+    pub fn last(&self) -> Option<&(String, Outcome)> {
         self.log.last()
     }
 
     /// Record an action.
-    pub fn record(&mut self, word: String, out: WalkOutcome) {
+    pub fn record(&mut self, word: String, out: Outcome) {
         if self.log.len() >= WALK_LOG {
             self.log.remove(0);
         }
         self.log.push((word, out));
     }
 
-    /// The k positions of `word`.
-    pub fn positions(&self, word: &str) -> Vec<u64> {
-        self.filter.positions(word.as_bytes())
-    }
-
-    /// Whether bit `i` is set (`counter > 0`).
-    pub fn bit(&self, i: u64) -> bool {
-        self.counters.get(i as usize).is_some_and(|c| *c > 0)
-    }
-
-    /// Inserted words (distinct, in order) whose positions include `pos`.
-    pub fn setters(&self, pos: u64) -> Vec<String> {
-        let mut v: Vec<String> = Vec::new();
-        for (w, ps) in &self.words {
-            if ps.contains(&pos) && !v.contains(w) {
-                v.push(w.clone());
-            }
-        }
-        v
-    }
-
-    /// Whether every position of `word` is set.
-    pub fn contains(&self, word: &str) -> bool {
-        self.positions(word).iter().all(|&p| self.bit(p))
-    }
-
-    /// Insert `word`: increment its counters (saturating at 15, where a counting filter's
-    /// counter sticks).
-    pub fn insert(&mut self, word: &str) -> WalkOutcome {
-        let positions = self.positions(word);
-        let mut collisions = Vec::new();
-        for &p in &positions {
-            let before = self.setters(p);
-            if !before.is_empty() && !collisions.iter().any(|(q, _)| *q == p) {
-                collisions.push((p, before));
-            }
-        }
-        let mut saturated = Vec::new();
-        for &p in &positions {
-            let c = &mut self.counters[p as usize];
-            if *c >= COUNTER_MAX {
-                saturated.push(p);
-            } else {
-                *c += 1;
-            }
-        }
-        self.words.push((word.to_string(), positions.clone()));
-        WalkOutcome::Inserted {
-            positions,
-            collisions,
-            saturated,
-        }
-    }
-
-    /// Query `word`.
-    pub fn query(&self, word: &str) -> WalkOutcome {
-        let positions = self.positions(word);
-        let zeros: Vec<u64> = positions
-            .iter()
-            .copied()
-            .filter(|&p| !self.bit(p))
-            .collect();
-        if !zeros.is_empty() {
-            return WalkOutcome::Absent { positions, zeros };
-        }
-        let inserted = self.words.iter().any(|(w, _)| w == word);
-        let mut setters = Vec::new();
-        for &p in &positions {
-            if !setters.iter().any(|(q, _)| *q == p) {
-                setters.push((p, self.setters(p)));
-            }
-        }
-        WalkOutcome::MaybePresent {
-            positions,
-            false_positive: !inserted,
-            setters,
-        }
-    }
-
-    /// Remove `word` (counting mode only): decrement its counters. A word that tests absent is
-    /// refused; a false positive is removed like a real member (as a counting filter must), and
-    /// the inserted words that now test absent are reported.
-    pub fn remove(&mut self, word: &str) -> WalkOutcome {
-        let positions = self.positions(word);
-        if !self.counting {
-            let shared: Vec<String> = positions
-                .iter()
-                .filter_map(|&p| {
-                    let s = self.setters(p);
-                    (s.len() > 1).then(|| format!("bit {p} ({})", s.join(", ")))
-                })
-                .collect();
-            let why = if shared.is_empty() {
-                "a plain Bloom filter cannot delete: a bit does not know how many items set it"
-                    .to_string()
-            } else {
-                format!(
-                    "a plain Bloom filter cannot delete: {} is shared, clearing it would make \
-                     other words absent (false negatives)",
-                    shared.join(", ")
-                )
-            };
-            return WalkOutcome::RemoveRefused(format!("{why}; press m for counting mode"));
-        }
-        if positions.iter().any(|&p| !self.bit(p)) {
-            return WalkOutcome::RemoveRefused(format!(
-                "'{word}' is definitely not in the filter (a counter is 0); nothing changed"
-            ));
-        }
-        for &p in &positions {
-            let c = &mut self.counters[p as usize];
-            // A saturated counter no longer knows its count: it stays at 15.
-            if *c < COUNTER_MAX {
-                *c -= 1;
-            }
-        }
-        let was_inserted = match self.words.iter().position(|(w, _)| w == word) {
-            Some(i) => {
-                self.words.remove(i);
-                true
-            }
-            None => false,
-        };
-        let mut now_missing: Vec<String> = Vec::new();
-        for (w, _) in &self.words {
-            if !self.contains(w) && !now_missing.contains(w) {
-                now_missing.push(w.clone());
-            }
-        }
-        WalkOutcome::Removed {
-            positions,
-            was_inserted,
-            now_missing,
-        }
-    }
-
-    /// Empty the filter.
+    /// Empty the filter and the log.
     pub fn clear(&mut self) {
-        self.counters = [0; WALK_M as usize];
-        self.words.clear();
+        self.session.clear();
         self.log.clear();
     }
 
-    /// Empty the filter and insert apple and banana, as the articles do.
+    /// Empty the log, reload apple and banana.
     pub fn preload(&mut self) {
-        self.clear();
-        self.insert("apple");
-        self.insert("banana");
+        self.session.preload();
+        self.log.clear();
     }
 }
 
@@ -833,9 +599,6 @@ impl Default for State {
 impl State {
     /// The initial state (nothing measured yet).
     pub fn new() -> Self {
-        let mut walk = Walk::new();
-        walk.preload();
-        walk.input = "cherry".into();
         Self {
             tab: Tab::Explore,
             quit: false,
@@ -872,7 +635,7 @@ impl State {
                 progress: 0.0,
                 seed: 1,
             },
-            walk,
+            walk: Walk::new(),
             help_scroll: 0,
             next_job: 1,
             // Conservative release-build figures; replaced by measured ones as jobs run.
@@ -928,20 +691,5 @@ mod tests {
         assert_eq!(hashset_u64_bytes(1_000_000), (1 << 21) * 9 + 16);
         assert_eq!(hashset_u64_bytes(3), 4 * 9 + 16);
         assert_eq!(hashset_u64_bytes(7), 8 * 9 + 16);
-    }
-
-    #[test]
-    fn walk_seed_reproduces_the_articles_story() {
-        let w = Walk::new();
-        let (a, b, g, c) = (
-            w.positions("apple"),
-            w.positions("banana"),
-            w.positions("grape"),
-            w.positions("cherry"),
-        );
-        let shared: Vec<_> = a.iter().filter(|x| b.contains(x)).collect();
-        assert_eq!(shared.len(), 1, "apple {a:?} banana {b:?}");
-        assert!(g.iter().any(|x| !a.contains(x) && !b.contains(x)), "{g:?}");
-        assert!(c.iter().all(|x| a.contains(x) || b.contains(x)), "{c:?}");
     }
 }

@@ -15,10 +15,8 @@ use bloomlab::measure::{Control, MeasureConfig, measure};
 use bloomlab::workload::{KeyChunk, KeyGen};
 use bloomlab::{Error, Filter, FilterKind, FilterSpec, stats, theory};
 
-use super::msg::{
-    Cmd, CompareJob, CompareResult, ExploreJob, FillMap, HashResult, HashesJob, RowOutcome, Slot,
-    WorkerEvent,
-};
+use super::msg::{Cmd, CompareJob, ExploreJob, HashesJob, Slot, WorkerEvent};
+use super::results::{CompareResult, FillMap, HashResult, RowOutcome};
 
 /// Keys per chunk (generated outside the timed loops, as `measure` does).
 const CHUNK: u64 = 16_384;
@@ -116,9 +114,6 @@ impl Runtime {
                 let stopped = match run {
                     Ok(why) => why,
                     Err(Error::Cancelled) => return,
-                    Err(e @ Error::UnknownName { .. }) => {
-                        Some(format!("not available in this build ({e})"))
-                    }
                     Err(e) => Some(e.to_string()),
                 };
                 let _ = tx.send(WorkerEvent::Finished { slot, job, stopped });
@@ -351,7 +346,6 @@ fn run_explore(
 fn outcome_of<T>(e: Error) -> Result<RowOutcome<T>, Error> {
     match e {
         Error::Cancelled => Err(Error::Cancelled),
-        e @ Error::UnknownName { .. } => Ok(RowOutcome::NotAvailable(e.to_string())),
         e => Ok(RowOutcome::Failed(e.to_string())),
     }
 }
@@ -583,7 +577,7 @@ mod tests {
     }
 
     #[test]
-    fn explore_of_a_kind_not_built_says_so() {
+    fn explore_measures_a_cuckoo_filter_without_a_fill_picture() {
         let (tx, rx) = channel();
         let mut rt = Runtime::new(tx);
         let spec = FilterSpec {
@@ -602,20 +596,35 @@ mod tests {
             regions: 64,
         })]);
         let evs = collect(&rx, Duration::from_secs(60));
-        match evs.last() {
-            // Not merged yet: a clear message, no measurement.
-            Some(WorkerEvent::Finished {
-                stopped: Some(why), ..
-            }) => assert!(why.starts_with("not available in this build"), "{why}"),
-            // Merged: it measures like any other kind, without a fill picture.
-            Some(WorkerEvent::Finished { stopped: None, .. }) => {
-                assert!(
-                    evs.iter()
-                        .any(|e| matches!(e, WorkerEvent::ExploreBuilt { fill: None, .. }))
-                );
+        assert!(
+            matches!(
+                evs.last(),
+                Some(WorkerEvent::Finished {
+                    slot: Slot::Explore,
+                    job: 9,
+                    stopped: None
+                })
+            ),
+            "{:?}",
+            evs.last()
+        );
+        let built = evs.iter().find_map(|e| match e {
+            WorkerEvent::ExploreBuilt { fill, details, .. } => {
+                Some((fill.clone(), details.clone()))
             }
-            other => panic!("{other:?}"),
-        }
+            _ => None,
+        });
+        let (fill, details) = built.expect("built");
+        assert_eq!(
+            fill, None,
+            "the fill picture is for the standard filter only"
+        );
+        assert!(!details.is_empty());
+        let last = evs.iter().rev().find_map(|e| match e {
+            WorkerEvent::ExplorePartial { queries, .. } => Some(*queries),
+            _ => None,
+        });
+        assert_eq!(last, Some(10_000));
     }
 
     #[test]
@@ -634,24 +643,70 @@ mod tests {
         }
     }
 
+    /// Every report until the runtime and all its threads are gone: the channel disconnects
+    /// only after the last worker thread ended, so nothing can arrive later (no timer).
+    fn all_reports(rt: Runtime, rx: &Receiver<WorkerEvent>) -> Vec<WorkerEvent> {
+        drop(rt);
+        rx.iter().collect()
+    }
+
+    /// A job that waits for `gate`, then finishes normally unless its cancel flag is set.
+    fn gated(
+        gate: Receiver<()>,
+    ) -> impl FnOnce(&AtomicBool, &Sender<WorkerEvent>) -> Result<Option<String>, Error> + Send + 'static
+    {
+        move |cancel, _| {
+            let _ = gate.recv();
+            check(cancel)?;
+            Ok(None)
+        }
+    }
+
     #[test]
     fn cancelled_jobs_stay_silent() {
+        // Not cancelled, the gated job reports that it finished…
+        let (tx, rx) = channel();
+        let mut rt = Runtime::new(tx);
+        let (open, gate) = channel();
+        rt.spawn(Slot::Explore, 1, gated(gate));
+        open.send(()).unwrap();
+        let evs = all_reports(rt, &rx);
+        assert_eq!(
+            evs,
+            [WorkerEvent::Finished {
+                slot: Slot::Explore,
+                job: 1,
+                stopped: None
+            }]
+        );
+        // …cancelled before it runs on, the same job says nothing.
+        let (tx, rx) = channel();
+        let mut rt = Runtime::new(tx);
+        let (open, gate) = channel();
+        rt.spawn(Slot::Explore, 2, gated(gate));
+        rt.exec(vec![Cmd::Cancel(Slot::Explore)]);
+        open.send(()).unwrap();
+        assert_eq!(all_reports(rt, &rx), []);
+        // A real measurement (small: it finishes in well under a second when left alone, see
+        // `explore_job_reports_fill_partials_and_finishes`) cancelled at once: no report at all.
         let (tx, rx) = channel();
         let mut rt = Runtime::new(tx);
         rt.exec(vec![Cmd::StartExplore(ExploreJob {
-            job: 1,
+            job: 3,
             spec: FilterSpec {
-                n: 1_000_000,
+                n: 2_000,
+                m: Some(19_171),
+                k: Some(7),
                 ..FilterSpec::default()
             },
             keys: KeyKind::U64,
             key_seed: 1,
-            target_queries: 10_000_000,
+            target_queries: 50_000,
             time_budget: Duration::from_secs(30),
             regions: 64,
         })]);
         rt.exec(vec![Cmd::Cancel(Slot::Explore)]);
-        let evs = collect(&rx, Duration::from_millis(400));
+        let evs = all_reports(rt, &rx);
         assert!(
             !evs.iter()
                 .any(|e| matches!(e, WorkerEvent::Finished { .. })),
@@ -660,7 +715,7 @@ mod tests {
     }
 
     #[test]
-    fn compare_marks_missing_kinds_not_available() {
+    fn compare_measures_every_kind() {
         let (tx, rx) = channel();
         let mut rt = Runtime::new(tx);
         rt.exec(vec![Cmd::StartCompare(CompareJob {
@@ -683,21 +738,25 @@ mod tests {
             })
             .collect();
         assert_eq!(rows.len(), FilterKind::ALL.len());
-        let RowOutcome::Done(std) = &rows[0].1 else {
-            panic!("{:?}", rows[0])
-        };
-        assert_eq!(std.m.filter, "standard");
-        assert_eq!(std.m.false_negatives, 0);
-        assert!(!std.removable);
-        // Kinds not in this build say so; once merged they measure without changes here.
-        for (i, o) in &rows[1..] {
+        for (i, o) in &rows {
             let kind = FilterKind::ALL[*i];
-            match o {
-                RowOutcome::NotAvailable(msg) => assert!(msg.contains(kind.name()), "{msg}"),
-                RowOutcome::Done(r) => assert_eq!(r.m.filter, kind.name()),
-                RowOutcome::Failed(e) => panic!("{kind}: {e}"),
-            }
+            let RowOutcome::Done(r) = o else {
+                panic!("{kind}: {o:?}")
+            };
+            assert_eq!(r.m.filter, kind.name());
+            assert_eq!(r.m.false_negatives, 0, "{kind}");
+            assert_eq!(r.m.queries, 10_000, "{kind}");
+            let removable = matches!(kind, FilterKind::Counting | FilterKind::Cuckoo);
+            assert_eq!(r.removable, removable, "{kind}");
         }
+        assert!(matches!(
+            evs.last(),
+            Some(WorkerEvent::Finished {
+                slot: Slot::Compare,
+                job: 2,
+                stopped: None
+            })
+        ));
     }
 
     #[test]

@@ -7,10 +7,10 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Bar, BarChart, BarGroup, Block, LineGauge, Paragraph};
 
-use super::{ACCENT, BAD, MARK, MEASURED, bold};
+use super::{ACCENT, BAD, MEASURED, bold};
 use crate::tui::fmt;
-use crate::tui::msg::RowOutcome;
-use crate::tui::state::{RowState, RunStatus, State, hashset_u64_bytes};
+use crate::tui::results::{RowOutcome, RowState};
+use crate::tui::state::{RunStatus, State, hashset_u64_bytes};
 
 /// Filter kinds that keep their FPR bound while growing past capacity (by design of the kind;
 /// the `Filter` trait has no capability flag for it).
@@ -71,10 +71,6 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
                 };
                 Line::from(format!("{name}{what}"))
             }
-            RowState::Out(RowOutcome::NotAvailable(_)) => Line::from(vec![
-                Span::raw(name),
-                Span::styled("not available in this build", Style::default().fg(MARK)),
-            ]),
             RowState::Out(RowOutcome::Failed(e)) => Line::from(vec![
                 Span::raw(name),
                 Span::styled(format!("failed: {e}"), Style::default().fg(BAD)),
@@ -191,7 +187,8 @@ mod tests {
     use bloomlab::FilterKind;
     use bloomlab::measure::{Control, MeasureConfig, measure};
 
-    use crate::tui::msg::{Cmd, CompareResult, Msg, RowOutcome, WorkerEvent};
+    use crate::tui::msg::{Cmd, Msg, WorkerEvent};
+    use crate::tui::results::{CompareResult, RowOutcome};
     use crate::tui::state::{Field, State, Tab};
     use crate::tui::update::{init, update};
     use crate::tui::view::render_text;
@@ -240,7 +237,7 @@ mod tests {
                 Msg::worker(WorkerEvent::CompareRow {
                     job: job.job,
                     idx: i,
-                    outcome: RowOutcome::NotAvailable("unknown filter".into()),
+                    outcome: RowOutcome::Failed("out of memory".into()),
                 }),
             );
         }
@@ -252,7 +249,7 @@ mod tests {
             assert!(std.contains("9.60") && std.contains("1.20 kB"), "{std}");
             assert!(std.contains(&crate::tui::fmt::prob(fpr)), "{std}");
             assert!(std.contains(" no   no"), "{std}");
-            assert_eq!(t.matches("not available in this build").count(), 5, "{t}");
+            assert_eq!(t.matches("failed: out of memory").count(), 5, "{t}");
             let hs = line_with(&t, "HashSet<u64> ").unwrap();
             // 1,000 · 8/7 → 2,048 buckets × 9 + 16 = 18,448 bytes.
             assert!(hs.contains("18.45 kB*") && hs.contains("exact"), "{hs}");

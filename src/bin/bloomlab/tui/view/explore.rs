@@ -608,7 +608,8 @@ fn draw_gauge(f: &mut Frame<'_>, e: &Explore, area: Rect) {
 
 #[cfg(test)]
 mod tests {
-    use crate::tui::msg::{FillMap, Msg, WorkerEvent};
+    use crate::tui::msg::{Msg, WorkerEvent};
+    use crate::tui::results::FillMap;
     use crate::tui::state::{Field, State};
     use crate::tui::update::{init, update};
     use crate::tui::view::render_text;

@@ -11,8 +11,8 @@ use ratatui::widgets::{Block, Cell, LineGauge, Paragraph, Row, Sparkline, Table}
 
 use super::{ACCENT, BAD, MARK, MEASURED, bold, selected};
 use crate::tui::fmt;
-use crate::tui::msg::{HashResult, RowOutcome};
-use crate::tui::state::{HashMetric, Hashes, RowState, RunStatus, State};
+use crate::tui::results::{HashResult, RowOutcome, RowState};
+use crate::tui::state::{HashMetric, Hashes, RunStatus, State};
 
 /// p-value below which the bit positions are flagged as non-uniform.
 const NON_UNIFORM: f64 = 1e-3;
@@ -99,7 +99,6 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
             let idx = Hashes::cell_index(r, c);
             let (text, style) = match &h.cells[idx] {
                 RowState::Pending => ("·".to_string(), Style::default()),
-                RowState::Out(RowOutcome::NotAvailable(_)) => ("n/a".into(), Style::default()),
                 RowState::Out(RowOutcome::Failed(_)) => ("failed".into(), bold().fg(BAD)),
                 RowState::Out(RowOutcome::Done(res)) => {
                     let (t, bad) = cell_text(res, h.metric);
@@ -161,7 +160,6 @@ fn draw_detail(f: &mut Frame<'_>, h: &Hashes, area: Rect) {
     let Some(r) = cell.done() else {
         let msg = match cell {
             RowState::Out(RowOutcome::Failed(e)) => format!("failed: {e}"),
-            RowState::Out(RowOutcome::NotAvailable(e)) => e.clone(),
             _ => "not measured yet".to_string(),
         };
         f.render_widget(
@@ -246,7 +244,8 @@ mod tests {
     use bloomlab::workload::KeyGen;
     use bloomlab::{FilterKind, FilterSpec, stats};
 
-    use crate::tui::msg::{Cmd, HashResult, Msg, RowOutcome, WorkerEvent};
+    use crate::tui::msg::{Cmd, Msg, WorkerEvent};
+    use crate::tui::results::{HashResult, RowOutcome};
     use crate::tui::state::{Hashes, State, Tab};
     use crate::tui::update::{init, update};
     use crate::tui::view::render_text;

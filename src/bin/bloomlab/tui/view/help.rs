@@ -91,9 +91,8 @@ pub const SCREENS: &[(&str, &str)] = &[
         "Compare",
         "Every filter kind at the same n and p, with the hash, strategy and keys of Explore: \
          bits per key, memory, measured FPR with its interval against the filter's theory, \
-         nanoseconds per insert and per query, and whether it can delete or grow. Kinds not \
-         built into this binary say 'not available'. The bars put the memory next to a \
-         HashSet<u64> holding the same keys exactly.",
+         nanoseconds per insert and per query, and whether it can delete or grow. The bars put \
+         the memory next to a HashSet<u64> holding the same keys exactly.",
     ),
     (
         "Hashes",

@@ -7,7 +7,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 
 use super::{ACCENT, BAD, MARK, MEASURED, bold, selected};
-use crate::tui::state::{State, WALK_HASH, WALK_K, WALK_M, WALK_SEED, WALK_STRATEGY, WalkOutcome};
+use bloomlab::walkthrough::{self, HASH, K, M, Outcome, STRATEGY};
+
+use crate::tui::state::State;
 
 fn list(ps: &[u64]) -> String {
     ps.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
@@ -27,17 +29,18 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
     let current = if w.input.is_empty() {
         Vec::new()
     } else {
-        w.positions(&w.input)
+        w.session.positions(&w.input)
     };
     let cell = 4usize;
     let mut idx = vec![Span::raw(" bit ")];
-    let mut val = vec![Span::raw(if w.counting { " cnt " } else { " val " })];
+    let counting = w.session.counting();
+    let mut val = vec![Span::raw(if counting { " cnt " } else { " val " })];
     let mut mark = vec![Span::raw("     ")];
-    for i in 0..WALK_M {
+    for i in 0..M {
         let here = current.contains(&i);
         idx.push(Span::raw(format!("{i:>cell$}")));
-        let c = w.counters[i as usize];
-        let v = if w.counting {
+        let c = w.session.counter(i);
+        let v = if counting {
             c.to_string()
         } else {
             u8::from(c > 0).to_string()
@@ -54,7 +57,7 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
             bold().fg(MARK),
         ));
     }
-    let mode = if w.counting {
+    let mode = if counting {
         "counting mode (4-bit counters)"
     } else {
         "bit mode"
@@ -62,7 +65,8 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
     f.render_widget(
         Paragraph::new(vec![Line::from(idx), Line::from(val), Line::from(mark)]).block(
             Block::bordered().title(format!(
-                " m = {WALK_M} bits, k = {WALK_K} · {WALK_HASH} seed {WALK_SEED}, {WALK_STRATEGY} hashing · {mode} "
+                " m = {M} bits, k = {K} · {HASH} seed {}, {STRATEGY} hashing · {mode} ",
+                w.session.seed()
             )),
         ),
         bits,
@@ -109,10 +113,11 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
         result,
     );
 
-    let inserted = if w.words.is_empty() {
+    let inserted = if w.session.words().is_empty() {
         "nothing inserted".to_string()
     } else {
-        w.words
+        w.session
+            .words()
             .iter()
             .map(|(w, ps)| format!("{w} {{{}}}", list(ps)))
             .collect::<Vec<_>>()
@@ -140,9 +145,59 @@ fn setters_text(setters: &[(u64, Vec<String>)]) -> String {
         .join("; ")
 }
 
-fn explain(word: &str, out: &WalkOutcome) -> Vec<Line<'static>> {
+fn times(r: usize) -> String {
+    if r == 2 {
+        "twice".into()
+    } else {
+        format!("{r} times")
+    }
+}
+
+/// The note for a word whose probes hit one bit more than once (with how its counters changed,
+/// for insert and remove).
+fn repeat_note(word: &str, out: &Outcome) -> Option<Line<'static>> {
+    let positions = out.positions();
+    let reps = walkthrough::repeats(positions);
+    if reps.is_empty() {
+        return None;
+    }
+    let sign = match out {
+        Outcome::Inserted { .. } => Some("up"),
+        Outcome::Removed { .. } => Some("down"),
+        _ => None,
+    };
+    let hits = reps
+        .iter()
+        .map(|&(p, r)| {
+            let change = sign.map_or(String::new(), |s| format!(": its counter went {s} by {r}"));
+            format!("bit {p} {}{change}", times(r))
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    let mut distinct = positions.to_vec();
+    distinct.sort_unstable();
+    distinct.dedup();
+    Some(Line::from(Span::styled(
+        format!(
+            "'{word}' hits {hits} ({} probes, {} distinct bits).",
+            positions.len(),
+            distinct.len()
+        ),
+        bold().fg(MARK),
+    )))
+}
+
+fn explain(word: &str, out: &Outcome) -> Vec<Line<'static>> {
+    let mut v = explain_outcome(word, out);
+    if let Some(note) = repeat_note(word, out) {
+        v.insert(1.min(v.len()), note);
+    }
+    v
+}
+
+fn explain_outcome(word: &str, out: &Outcome) -> Vec<Line<'static>> {
     match out {
-        WalkOutcome::Inserted {
+        Outcome::Inserted {
             positions,
             collisions,
             saturated,
@@ -160,7 +215,7 @@ fn explain(word: &str, out: &WalkOutcome) -> Vec<Line<'static>> {
             if !saturated.is_empty() {
                 v.push(Line::from(Span::styled(
                     format!(
-                        "counters at {} were already 15 and stay stuck there.",
+                        "counters at {} reached 15 and stay stuck there (an increment was lost).",
                         list(saturated)
                     ),
                     bold().fg(BAD),
@@ -168,7 +223,7 @@ fn explain(word: &str, out: &WalkOutcome) -> Vec<Line<'static>> {
             }
             v
         }
-        WalkOutcome::Absent { positions, zeros } => vec![
+        Outcome::Absent { positions, zeros } => vec![
             Line::from(vec![
                 Span::styled(
                     format!("'{word}' is definitely absent"),
@@ -187,7 +242,7 @@ fn explain(word: &str, out: &WalkOutcome) -> Vec<Line<'static>> {
             ]),
             Line::from("A 0 bit can only mean it was never inserted: no false negatives."),
         ],
-        WalkOutcome::MaybePresent {
+        Outcome::MaybePresent {
             positions,
             false_positive: true,
             setters,
@@ -204,7 +259,7 @@ fn explain(word: &str, out: &WalkOutcome) -> Vec<Line<'static>> {
             ]),
             Line::from(format!("{}.", setters_text(setters))),
         ],
-        WalkOutcome::MaybePresent {
+        Outcome::MaybePresent {
             positions,
             false_positive: false,
             setters,
@@ -219,7 +274,7 @@ fn explain(word: &str, out: &WalkOutcome) -> Vec<Line<'static>> {
             ]),
             Line::from("The filter cannot tell this from a false positive; it only says 'maybe'."),
         ],
-        WalkOutcome::Removed {
+        Outcome::Removed {
             positions,
             was_inserted: true,
             now_missing,
@@ -236,7 +291,7 @@ fn explain(word: &str, out: &WalkOutcome) -> Vec<Line<'static>> {
             }
             v
         }
-        WalkOutcome::Removed {
+        Outcome::Removed {
             positions,
             was_inserted: false,
             now_missing,
@@ -264,7 +319,7 @@ fn explain(word: &str, out: &WalkOutcome) -> Vec<Line<'static>> {
             }
             v
         }
-        WalkOutcome::RemoveRefused(why) => vec![Line::from(vec![
+        Outcome::RemoveRefused(why) => vec![Line::from(vec![
             Span::styled("remove refused: ", bold().fg(MARK)),
             Span::raw(why.clone()),
         ])],
@@ -352,14 +407,14 @@ mod tests {
         let mut s = State::new();
         update(&mut s, Msg::Goto(Tab::Walkthrough));
         update(&mut s, Msg::WalkRemove);
-        let t = render_text(&s, 100, 30);
+        let t = render_text(&s, 120, 30);
         assert!(
             t.contains("remove refused: a plain Bloom filter cannot delete"),
             "{t}"
         );
         update(&mut s, Msg::WalkToggleCounting);
         update(&mut s, Msg::WalkRemove);
-        let t = render_text(&s, 100, 30);
+        let t = render_text(&s, 120, 30);
         assert!(
             t.contains("removed 'cherry', which was never inserted"),
             "{t}"
@@ -368,5 +423,56 @@ mod tests {
             t.contains("Now apple and banana test absent: FALSE NEGATIVES"),
             "{t}"
         );
+    }
+
+    fn counters(t: &str) -> Vec<String> {
+        let cnt = line_with(t, " cnt ").unwrap();
+        cnt.trim_matches('│')
+            .split_whitespace()
+            .skip(1)
+            .map(String::from)
+            .collect()
+    }
+
+    #[test]
+    fn a_word_that_hits_the_same_bit_twice() {
+        let mut s = State::new();
+        update(&mut s, Msg::Goto(Tab::Walkthrough));
+        update(&mut s, Msg::WalkClear);
+        update(&mut s, Msg::WalkToggleCounting);
+        type_word(&mut s, "zebra");
+        update(&mut s, Msg::WalkInsert);
+        let t = render_text(&s, 120, 30);
+        assert!(t.contains("word: zebra  → positions 5, 13, 5"), "{t}");
+        assert!(
+            t.contains(
+                "'zebra' hits bit 5 twice: its counter went up by 2 (3 probes, 2 distinct bits)."
+            ),
+            "{t}"
+        );
+        let c = counters(&t);
+        assert_eq!((c[5].as_str(), c[13].as_str()), ("2", "1"), "{c:?}");
+        update(&mut s, Msg::WalkRemove);
+        let t = render_text(&s, 120, 30);
+        assert!(
+            t.contains("'zebra' hits bit 5 twice: its counter went down by 2"),
+            "{t}"
+        );
+        assert!(counters(&t).iter().all(|c| c == "0"), "{t}");
+        // apple sets bit 5 once and lemon bit 13: zebra tests present, but its two decrements
+        // of bit 5 would take that counter below 0. Refused; the counter stays 1.
+        for w in ["apple", "lemon"] {
+            type_word(&mut s, w);
+            update(&mut s, Msg::WalkInsert);
+        }
+        type_word(&mut s, "zebra");
+        update(&mut s, Msg::WalkRemove);
+        let t = render_text(&s, 120, 30);
+        assert!(
+            t.contains("remove refused: 'zebra' hits bit 5 2 times but its counter is 1"),
+            "{t}"
+        );
+        let c = counters(&t);
+        assert_eq!((c[5].as_str(), c[13].as_str()), ("1", "1"), "{c:?}");
     }
 }

@@ -1,0 +1,420 @@
+//! Tests of `update`: messages in, state and commands out (no threads, no terminal).
+
+use bloomlab::FilterKind;
+use bloomlab::theory;
+use bloomlab::walkthrough::Outcome as WalkOutcome;
+use bloomlab::workload::KeyKind;
+
+use super::{init, update};
+use crate::tui::msg::{Cmd, ExploreJob, Msg, Slot, WorkerEvent};
+use crate::tui::results::{FillMap, RowOutcome, RowState};
+use crate::tui::state::{Field, HashMetric, Level, RunStatus, State, Tab};
+
+fn typed(s: &mut State, field: Field, text: &str) -> Vec<Cmd> {
+    s.explore.field = field;
+    let mut cmds = update(s, Msg::StartEdit);
+    for c in text.chars() {
+        cmds.extend(update(s, Msg::Input(c)));
+    }
+    cmds.extend(update(s, Msg::Submit));
+    cmds
+}
+
+fn started_explore(cmds: &[Cmd]) -> Option<&ExploreJob> {
+    cmds.iter().find_map(|c| match c {
+        Cmd::StartExplore(j) => Some(j),
+        _ => None,
+    })
+}
+
+#[test]
+fn init_starts_a_measurement_of_the_design() {
+    let mut s = State::new();
+    let cmds = init(&mut s);
+    let job = started_explore(&cmds).expect("a job");
+    assert_eq!(job.spec.m, Some(9_585_058));
+    assert_eq!(job.spec.k, Some(7));
+    assert_eq!(job.spec.n, 1_000_000);
+    assert_eq!(s.explore.run.status, RunStatus::Running);
+    assert_eq!(s.explore.run.job, job.job);
+    // (1.96/0.02)^2 · 0.99/0.01004 ≈ 947k queries for a 2% interval.
+    assert!(
+        (900_000..1_000_000).contains(&job.target_queries),
+        "{}",
+        job.target_queries
+    );
+    // m = 9.6M: the exact rate takes the cheap moment form and is computed inline.
+    assert!(s.explore.exact.is_some());
+}
+
+#[test]
+fn typed_n_and_p_resize_and_restart() {
+    let mut s = State::new();
+    init(&mut s);
+    let old_job = s.explore.run.job;
+    let cmds = typed(&mut s, Field::N, "10,000");
+    let job = started_explore(&cmds).expect("restarted");
+    assert!(job.job > old_job);
+    assert_eq!(job.spec.m, Some(95_850));
+    let cmds = typed(&mut s, Field::P, "0.1%");
+    let job = started_explore(&cmds).expect("restarted");
+    assert_eq!((job.spec.m, job.spec.k), (Some(143_775), Some(10)));
+    // Bad input: refused with a message, nothing restarted, still editing.
+    let cmds = typed(&mut s, Field::P, "150%");
+    assert!(cmds.is_empty());
+    assert_eq!(s.explore.params.p, 0.001);
+    let (lvl, text) = s.status.clone().unwrap();
+    assert_eq!(lvl, Level::Error);
+    assert!(text.contains("between 0 and 1"), "{text}");
+    assert!(s.explore.edit.is_some());
+    update(&mut s, Msg::CancelEdit);
+    assert!(s.explore.edit.is_none());
+}
+
+#[test]
+fn k_pins_and_auto_unpins() {
+    let mut s = State::new();
+    init(&mut s);
+    s.explore.field = Field::K;
+    let cmds = update(&mut s, Msg::Right);
+    assert_eq!(started_explore(&cmds).unwrap().spec.k, Some(8));
+    assert_eq!(s.explore.params.k_pin, Some(8));
+    let cmds = update(&mut s, Msg::Auto);
+    assert_eq!(started_explore(&cmds).unwrap().spec.k, Some(7));
+    assert_eq!(s.explore.params.k_pin, None);
+}
+
+#[test]
+fn log_steps_for_n_and_m() {
+    let mut s = State::new();
+    init(&mut s);
+    s.explore.field = Field::N;
+    update(&mut s, Msg::Right);
+    assert_eq!(s.explore.params.n, 2_000_000);
+    update(&mut s, Msg::BigDown);
+    assert_eq!(s.explore.params.n, 200_000);
+    s.explore.field = Field::M;
+    let m0 = s.explore.params.design().unwrap().m;
+    update(&mut s, Msg::Plus);
+    assert_eq!(s.explore.params.m_pin, Some(m0 * 2));
+    // Changing p lets m follow p again.
+    s.explore.field = Field::P;
+    update(&mut s, Msg::Minus);
+    assert_eq!(s.explore.params.m_pin, None);
+    assert!((s.explore.params.p - 0.005).abs() < 1e-12);
+}
+
+#[test]
+fn huge_sizes_are_refused_with_a_reason() {
+    let mut s = State::new();
+    init(&mut s);
+    let cmds = typed(&mut s, Field::N, "1e9");
+    assert!(started_explore(&cmds).is_none());
+    assert!(cmds.contains(&Cmd::Cancel(Slot::Explore)));
+    let RunStatus::Refused(why) = &s.explore.run.status else {
+        panic!("{:?}", s.explore.run.status)
+    };
+    assert!(why.contains("2^33"), "{why}");
+    let (lvl, text) = s.status.clone().unwrap();
+    assert_eq!(lvl, Level::Warn);
+    assert!(text.contains("9,585,058,377 bits"), "{text}");
+    // Small m but too many inserts: refused on time.
+    typed(&mut s, Field::M, "1000000");
+    let RunStatus::Refused(why) = &s.explore.run.status else {
+        panic!("{:?}", s.explore.run.status)
+    };
+    assert!(why.contains("s estimated"), "{why}");
+}
+
+#[test]
+fn stale_reports_are_ignored() {
+    let mut s = State::new();
+    let cmds = init(&mut s);
+    let old = started_explore(&cmds).unwrap().job;
+    typed(&mut s, Field::N, "5000");
+    update(
+        &mut s,
+        Msg::worker(WorkerEvent::ExplorePartial {
+            job: old,
+            queries: 1000,
+            false_positives: 10,
+            ns_query: 50.0,
+        }),
+    );
+    assert_eq!(s.explore.run.queries, 0);
+    let cur = s.explore.run.job;
+    update(
+        &mut s,
+        Msg::worker(WorkerEvent::ExploreBuilt {
+            job: cur,
+            bits: 47_925,
+            bytes: 5_992,
+            fill: Some(FillMap {
+                m: 47_925,
+                regions: vec![(2_995, 5_990); 8],
+                ones: 23_962,
+            }),
+            ns_insert: 40.0,
+            model_fpr: 0.01,
+            details: Vec::new(),
+        }),
+    );
+    update(
+        &mut s,
+        Msg::worker(WorkerEvent::ExplorePartial {
+            job: cur,
+            queries: 1000,
+            false_positives: 10,
+            ns_query: 30.0,
+        }),
+    );
+    assert_eq!(s.explore.run.queries, 1000);
+    assert_eq!(s.speed.ns_insert, 40.0);
+    let (fpr, lo, hi) = s.explore.run.fpr().unwrap();
+    assert!((fpr - 0.01).abs() < 1e-12 && lo < 0.01 && hi > 0.01);
+    update(
+        &mut s,
+        Msg::worker(WorkerEvent::Finished {
+            slot: Slot::Explore,
+            job: cur,
+            stopped: None,
+        }),
+    );
+    assert_eq!(s.explore.run.status, RunStatus::Done);
+}
+
+#[test]
+fn exact_is_computed_in_background_when_expensive() {
+    let mut s = State::new();
+    init(&mut s);
+    // m = 2^16, n = 6,000: the recurrence (~10^8 cells) goes to the worker.
+    typed(&mut s, Field::N, "6000");
+    let cmds = typed(&mut s, Field::M, "2^16");
+    let exact = cmds.iter().find(|c| matches!(c, Cmd::Exact { .. }));
+    let Some(Cmd::Exact { m, n, k }) = exact else {
+        panic!("{cmds:?}")
+    };
+    assert_eq!((*m, *n, *k), (65_536, 6_000, 8));
+    let d = s.explore.params.design().unwrap();
+    assert_eq!(
+        s.explore.exact_for(&d),
+        None,
+        "not known yet: the view says computing"
+    );
+    update(
+        &mut s,
+        Msg::worker(WorkerEvent::Exact {
+            m: 65_536,
+            n: 6_000,
+            k: 8,
+            value: 0.0123,
+        }),
+    );
+    assert_eq!(s.explore.exact, Some(((65_536, 6_000, 8), 0.0123)));
+    // Small filters are computed inline.
+    typed(&mut s, Field::N, "26");
+    let cmds = typed(&mut s, Field::M, "256");
+    assert!(!cmds.iter().any(|c| matches!(c, Cmd::Exact { .. })));
+    let e = s.explore.exact.unwrap().1;
+    assert!((e - theory::fpr_exact(256, 26, 7)).abs() < 1e-15);
+}
+
+#[test]
+fn one_measurement_at_a_time() {
+    let mut s = State::new();
+    init(&mut s);
+    let cmds = update(&mut s, Msg::Goto(Tab::Compare));
+    assert!(cmds.contains(&Cmd::Cancel(Slot::Explore)));
+    let job = cmds
+        .iter()
+        .find_map(|c| match c {
+            Cmd::StartCompare(j) => Some(j.clone()),
+            _ => None,
+        })
+        .expect("compare starts");
+    assert_eq!(job.rows.len(), FilterKind::ALL.len());
+    assert_eq!(job.base.n, 1_000_000);
+    // Walkthrough does not stop Compare; going back to Explore does.
+    assert!(update(&mut s, Msg::Goto(Tab::Walkthrough)).is_empty());
+    let cmds = update(&mut s, Msg::Goto(Tab::Explore));
+    assert!(cmds.contains(&Cmd::Cancel(Slot::Compare)));
+    assert!(started_explore(&cmds).is_some());
+    // A row reported by the cancelled job is ignored.
+    update(
+        &mut s,
+        Msg::worker(WorkerEvent::CompareRow {
+            job: job.job,
+            idx: 0,
+            outcome: RowOutcome::Failed("x".into()),
+        }),
+    );
+    assert_eq!(s.compare.rows[0], RowState::Pending);
+}
+
+#[test]
+fn compare_resumes_only_missing_rows() {
+    let mut s = State::new();
+    init(&mut s);
+    let cmds = update(&mut s, Msg::Goto(Tab::Compare));
+    let job = cmds
+        .iter()
+        .find_map(|c| match c {
+            Cmd::StartCompare(j) => Some(j.job),
+            _ => None,
+        })
+        .unwrap();
+    update(
+        &mut s,
+        Msg::worker(WorkerEvent::CompareRow {
+            job,
+            idx: 1,
+            outcome: RowOutcome::Failed("out of memory".into()),
+        }),
+    );
+    update(&mut s, Msg::Goto(Tab::Explore));
+    let cmds = update(&mut s, Msg::Goto(Tab::Compare));
+    let job = cmds
+        .iter()
+        .find_map(|c| match c {
+            Cmd::StartCompare(j) => Some(j.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(job.rows.len(), FilterKind::ALL.len() - 1);
+    assert!(job.rows.iter().all(|(i, _)| *i != 1));
+}
+
+#[test]
+fn hashes_controls() {
+    let mut s = State::new();
+    init(&mut s);
+    let cmds = update(&mut s, Msg::Goto(Tab::Hashes));
+    let job = cmds
+        .iter()
+        .find_map(|c| match c {
+            Cmd::StartHashes(j) => Some(j.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(job.cells.len(), 45);
+    assert_eq!(job.keys, KeyKind::Seq);
+    update(
+        &mut s,
+        Msg::worker(WorkerEvent::HashRow {
+            job: job.job,
+            idx: 3,
+            outcome: RowOutcome::Failed("x".into()),
+        }),
+    );
+    assert!(matches!(
+        s.hashes.cells[3],
+        RowState::Out(RowOutcome::Failed(_))
+    ));
+    // Changing the key kind starts over.
+    let cmds = update(&mut s, Msg::NextKeys(true));
+    assert_eq!(s.hashes.keys, KeyKind::String);
+    assert!(s.hashes.cells.iter().all(|c| *c == RowState::Pending));
+    assert!(cmds.iter().any(|c| matches!(c, Cmd::StartHashes(_))));
+    update(&mut s, Msg::Down);
+    assert_eq!(s.hashes.row, 0);
+    update(&mut s, Msg::CycleView);
+    assert_eq!(s.hashes.metric, HashMetric::Uniformity);
+}
+
+#[test]
+fn walkthrough_story() {
+    let mut s = State::new();
+    update(&mut s, Msg::Goto(Tab::Walkthrough));
+    // Preloaded with apple and banana; the box holds "cherry".
+    update(&mut s, Msg::WalkQuery);
+    let Some((
+        w,
+        WalkOutcome::MaybePresent {
+            false_positive,
+            setters,
+            ..
+        },
+    )) = s.walk.last().cloned()
+    else {
+        panic!("{:?}", s.walk.last())
+    };
+    assert_eq!(w, "cherry");
+    assert!(false_positive);
+    let all: Vec<String> = setters.iter().flat_map(|(_, v)| v.clone()).collect();
+    assert!(all.contains(&"apple".to_string()) && all.contains(&"banana".to_string()));
+    // Type grape: absent.
+    update(&mut s, Msg::StartEdit);
+    for c in "grape".chars() {
+        update(&mut s, Msg::Input(c));
+    }
+    update(&mut s, Msg::Submit);
+    update(&mut s, Msg::WalkQuery);
+    assert!(matches!(
+        s.walk.last(),
+        Some((_, WalkOutcome::Absent { .. }))
+    ));
+    // Remove refused in bit mode.
+    update(&mut s, Msg::WalkRemove);
+    assert!(matches!(
+        s.walk.last(),
+        Some((_, WalkOutcome::RemoveRefused(_)))
+    ));
+    // Counting mode: removing the false positive cherry creates false negatives.
+    update(&mut s, Msg::WalkToggleCounting);
+    s.walk.input = "cherry".into();
+    update(&mut s, Msg::WalkRemove);
+    let Some((
+        _,
+        WalkOutcome::Removed {
+            was_inserted,
+            now_missing,
+            ..
+        },
+    )) = s.walk.last().cloned()
+    else {
+        panic!("{:?}", s.walk.last())
+    };
+    assert!(!was_inserted);
+    assert_eq!(now_missing, vec!["apple".to_string(), "banana".to_string()]);
+    // Start over; remove a real member: its counters go back to 0.
+    update(&mut s, Msg::WalkPreload);
+    s.walk.input = "apple".into();
+    update(&mut s, Msg::WalkRemove);
+    let apple = s.walk.session.positions("apple");
+    let banana = s.walk.session.positions("banana");
+    for p in apple {
+        let expect = u8::from(banana.contains(&p));
+        assert_eq!(s.walk.session.counter(p), expect, "bit {p}");
+    }
+    assert!(s.walk.session.contains("banana"));
+}
+
+#[test]
+fn a_job_that_stops_before_any_query_is_a_failure() {
+    let mut s = State::new();
+    init(&mut s);
+    let job = s.explore.run.job;
+    update(
+        &mut s,
+        Msg::worker(WorkerEvent::Finished {
+            slot: Slot::Explore,
+            job,
+            stopped: Some("cannot start a thread: out of resources".into()),
+        }),
+    );
+    assert_eq!(
+        s.explore.run.status,
+        RunStatus::Failed("cannot start a thread: out of resources".into())
+    );
+    let (lvl, text) = s.status.clone().unwrap();
+    assert_eq!(lvl, Level::Error);
+    assert!(text.contains("cannot start a thread"), "{text}");
+}
+
+#[test]
+fn quitting_cancels_everything() {
+    let mut s = State::new();
+    let cmds = update(&mut s, Msg::Quit);
+    assert!(s.quit);
+    assert_eq!(cmds.len(), 3);
+}
