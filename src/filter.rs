@@ -152,8 +152,11 @@ pub struct Capabilities {
     pub static_set: bool,
     /// Uses an index strategy (`double`, `enhanced-double`, …).
     pub has_strategy: bool,
-    /// Exposes the cell positions an item maps to (for the bit picture and the walkthrough).
+    /// Exposes the cell positions an item maps to (the walkthrough, the hash-quality runner).
     pub exposes_positions: bool,
+    /// One plain array of m bits, k positions per item: the classic formulas are its model,
+    /// and [`crate::registry::AnyFilter::bit_vec`] gives the bits for a picture.
+    pub bit_array: bool,
     /// Whether m and k can be given.
     pub sizing: Sizing,
     /// The only k the kind accepts, if it fixes one (split-block: one bit in each of 8 words).
@@ -228,6 +231,7 @@ impl FilterKind {
             static_set: false,
             has_strategy: true,
             exposes_positions: false,
+            bit_array: false,
             sizing: Sizing::Bits,
             fixed_k: None,
             fingerprints: false,
@@ -235,6 +239,7 @@ impl FilterKind {
         match self {
             FilterKind::Standard => Capabilities {
                 exposes_positions: true,
+                bit_array: true,
                 ..bloom
             },
             FilterKind::Counting => Capabilities {

@@ -746,7 +746,7 @@ mod tests {
             assert_eq!(r.m.filter, kind.name());
             assert_eq!(r.m.false_negatives, 0, "{kind}");
             assert_eq!(r.m.queries, 10_000, "{kind}");
-            let removable = matches!(kind, FilterKind::Counting | FilterKind::Cuckoo);
+            let removable = kind.caps().removable;
             assert_eq!(r.removable, removable, "{kind}");
         }
         assert!(matches!(

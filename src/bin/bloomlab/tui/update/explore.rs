@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use bloomlab::filter::Sizing;
 use bloomlab::hash::{HashId, StrategyId};
 use bloomlab::workload::KeyKind;
 use bloomlab::{FilterKind, FilterSpec, theory};
@@ -55,7 +56,7 @@ pub(super) fn start_explore(s: &mut State) -> Vec<Cmd> {
         ..ExploreRun::default()
     };
     let mut cmds = pause_others(s, Slot::Explore);
-    let sized_by_bits = !matches!(p.kind, FilterKind::Scalable | FilterKind::Cuckoo);
+    let sized_by_bits = p.kind.caps().sizing == Sizing::Bits;
     cmds.push(Cmd::StartExplore(ExploreJob {
         job,
         spec: FilterSpec {

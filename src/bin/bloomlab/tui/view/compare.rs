@@ -12,12 +12,6 @@ use crate::tui::fmt;
 use crate::tui::results::{RowOutcome, RowState};
 use crate::tui::state::{RunStatus, State, hashset_u64_bytes};
 
-/// Filter kinds that keep their FPR bound while growing past capacity (by design of the kind;
-/// the `Filter` trait has no capability flag for it).
-fn grows(kind: FilterKind) -> bool {
-    kind == FilterKind::Scalable
-}
-
 pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
     let c = &s.compare;
     let p = &s.explore.params;
@@ -100,7 +94,7 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
                         fmt::ns(m.ns_per_insert),
                         fmt::ns(m.ns_per_query),
                         if r.removable { "yes" } else { "no" },
-                        if grows(*kind) { "yes" } else { "no" },
+                        if kind.caps().grows { "yes" } else { "no" },
                     )),
                 ])
             }

@@ -1,6 +1,5 @@
 //! Explore: controls, theory numbers, FPR charts, the bit array and the live measurement.
 
-use bloomlab::FilterKind;
 use bloomlab::theory;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -203,7 +202,7 @@ fn draw_numbers(f: &mut Frame<'_>, e: &Explore, d: &Design, area: Rect) {
         d.hashset_bytes as f64 / d.bytes.max(1) as f64
     )));
     if let Some(model) = r.model_fpr
-        && e.params.kind != FilterKind::Standard
+        && !e.params.kind.caps().bit_array
     {
         lines.push(Line::from(format!(
             "model ({})  {}",
@@ -218,7 +217,7 @@ fn draw_numbers(f: &mut Frame<'_>, e: &Explore, d: &Design, area: Rect) {
             fmt::ns(q)
         )));
     }
-    if e.params.kind != FilterKind::Standard {
+    if !e.params.kind.caps().bit_array {
         lines.push(Line::from(Span::styled(
             "theory lines: a standard filter of this m, k",
             Style::default().fg(ACCENT),
@@ -475,7 +474,7 @@ fn draw_picture(f: &mut Frame<'_>, e: &Explore, d: &Design, area: Rect) {
     }
     let [text, grid] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(inner);
     let Some(fill) = &e.run.fill else {
-        let msg = if e.params.kind == FilterKind::Standard {
+        let msg = if e.params.kind.caps().bit_array {
             format!("expected fill {:.4} · building…", d.fill)
         } else {
             "picture: standard filter only".to_string()
