@@ -85,6 +85,10 @@ impl ItemHasher for Prehashed {
         Hash128 { lo, hi }
     }
     #[inline]
+    fn hash64(&self, b: &[u8]) -> u64 {
+        self.hash128(b).lo
+    }
+    #[inline]
     fn hash64_seeded(&self, b: &[u8], seed: u64) -> u64 {
         mix64(self.hash128(b).lo ^ seed.wrapping_mul(0x9e37_79b9_7f4a_7c15))
     }

@@ -319,11 +319,14 @@ impl<H: ItemHasher, S: IndexStrategy> Filter for ScalableBloom<H, S> {
         Ok(())
     }
 
+    /// Hashes `item` once and probes every layer with that hash (the layers share the hasher
+    /// and strategy, so each layer's positions are the ones its own `contains` would compute).
     fn contains(&self, item: &[u8]) -> bool {
+        let pre = self.strategy.prehash(&self.hasher, item);
         self.layers
             .iter()
             .rev()
-            .any(|l| l.filter.contains_item(item))
+            .any(|l| l.filter.contains_prehashed(pre))
     }
 
     /// Inserts over all layers (saturating at `u64::MAX`).
@@ -409,6 +412,31 @@ impl<H: ItemHasher, S: IndexStrategy> Filter for ScalableBloom<H, S> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hash::{AnyHasher, AnyStrategy};
+
+    /// One hash per query for all layers answers exactly as each layer's own `contains_item`,
+    /// for every strategy (independent keeps the item and hashes per position).
+    #[test]
+    fn hashing_once_answers_as_every_layer_would() {
+        for s in StrategyId::ALL {
+            let params = ScalableParams::new(50, 0.01);
+            let mut f =
+                ScalableBloom::with_params_and(params, AnyHasher::default(), AnyStrategy(s))
+                    .unwrap();
+            for i in 0u64..800 {
+                f.insert(&i.to_le_bytes());
+            }
+            assert!(f.layer_count() >= 4, "{s}");
+            let mut hits = 0;
+            for i in 0u64..20_000 {
+                let x = i.to_le_bytes();
+                let per_layer = f.layers().any(|l| l.contains_item(&x));
+                assert_eq!(f.contains(&x), per_layer, "{s} {i}");
+                hits += u32::from(per_layer);
+            }
+            assert!(hits >= 800, "{s}");
+        }
+    }
 
     #[test]
     fn grows_by_layers_with_tightening_rates() {

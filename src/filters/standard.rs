@@ -4,7 +4,7 @@ use crate::bits::BitVec;
 use crate::error::{Error, Result};
 use crate::filter::{Filter, FilterKind};
 use crate::hash::{
-    EnhancedDoubleHashing, HashId, IndexStrategy, ItemHasher, Sip24, StrategyId, Xxh3,
+    EnhancedDoubleHashing, HashId, IndexStrategy, ItemHasher, Prehash, Sip24, StrategyId, Xxh3,
 };
 use crate::theory;
 
@@ -155,6 +155,16 @@ impl<H: ItemHasher, S: IndexStrategy> StandardBloom<H, S> {
             .for_each_index(&self.hasher, item, self.k, bits.len(), |i| bits.get(i))
     }
     // ANCHOR_END: insert_query
+
+    /// Whether the item `pre` was made from (by this filter's strategy and hasher) may have been
+    /// inserted: [`StandardBloom::contains_item`] without hashing again.
+    #[inline]
+    #[must_use]
+    pub fn contains_prehashed(&self, pre: Prehash<'_>) -> bool {
+        let bits = &self.bits;
+        self.strategy
+            .for_each_index_of(&self.hasher, pre, self.k, bits.len(), |i| bits.get(i))
+    }
 
     /// The k bit positions of `item` (for teaching and debugging).
     #[must_use]

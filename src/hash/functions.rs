@@ -76,6 +76,12 @@ impl ItemHasher for Sip13 {
         Hash128 { lo: h.h1, hi: h.h2 }
     }
     #[inline]
+    fn hash64(&self, bytes: &[u8]) -> u64 {
+        let mut h = siphasher::sip::SipHasher13::new_with_keys(self.k0, self.k1);
+        h.write(bytes);
+        h.finish()
+    }
+    #[inline]
     fn hash64_seeded(&self, bytes: &[u8], seed: u64) -> u64 {
         let mut h = siphasher::sip::SipHasher13::new_with_keys(self.k0 ^ seed, self.k1);
         h.write(bytes);
@@ -138,6 +144,12 @@ impl ItemHasher for Sip24 {
         Hash128 { lo: h.h1, hi: h.h2 }
     }
     #[inline]
+    fn hash64(&self, bytes: &[u8]) -> u64 {
+        let mut h = siphasher::sip::SipHasher24::new_with_keys(self.k0, self.k1);
+        h.write(bytes);
+        h.finish()
+    }
+    #[inline]
     fn hash64_seeded(&self, bytes: &[u8], seed: u64) -> u64 {
         let mut h = siphasher::sip::SipHasher24::new_with_keys(self.k0 ^ seed, self.k1);
         h.write(bytes);
@@ -172,6 +184,10 @@ impl ItemHasher for Wyhash {
     #[inline]
     fn hash128(&self, bytes: &[u8]) -> Hash128 {
         widen(wyhash::final3::wyhash(bytes, self.seed, WY_SECRET))
+    }
+    #[inline]
+    fn hash64(&self, bytes: &[u8]) -> u64 {
+        wyhash::final3::wyhash(bytes, self.seed, WY_SECRET)
     }
     #[inline]
     fn hash64_seeded(&self, bytes: &[u8], seed: u64) -> u64 {
@@ -212,6 +228,10 @@ impl ItemHasher for Xxh3 {
         }
     }
     #[inline]
+    fn hash64(&self, bytes: &[u8]) -> u64 {
+        xxhash_rust::xxh3::xxh3_64_with_seed(bytes, self.seed)
+    }
+    #[inline]
     fn hash64_seeded(&self, bytes: &[u8], seed: u64) -> u64 {
         xxhash_rust::xxh3::xxh3_64_with_seed(bytes, self.seed ^ mix64(seed))
     }
@@ -245,6 +265,10 @@ impl ItemHasher for Xxh64 {
     #[inline]
     fn hash128(&self, bytes: &[u8]) -> Hash128 {
         widen(xxhash_rust::xxh64::xxh64(bytes, self.seed))
+    }
+    #[inline]
+    fn hash64(&self, bytes: &[u8]) -> u64 {
+        xxhash_rust::xxh64::xxh64(bytes, self.seed)
     }
     #[inline]
     fn hash64_seeded(&self, bytes: &[u8], seed: u64) -> u64 {
@@ -282,6 +306,10 @@ impl ItemHasher for Murmur3 {
         Hash128 { lo, hi }
     }
     #[inline]
+    fn hash64(&self, bytes: &[u8]) -> u64 {
+        murmur3_x64_128(bytes, self.seed).0
+    }
+    #[inline]
     fn hash64_seeded(&self, bytes: &[u8], seed: u64) -> u64 {
         murmur3_x64_128(bytes, self.seed ^ (mix64(seed) as u32)).0
     }
@@ -314,6 +342,10 @@ impl ItemHasher for Fx {
     #[inline]
     fn hash128(&self, bytes: &[u8]) -> Hash128 {
         widen(self.hash64_seeded(bytes, 0))
+    }
+    #[inline]
+    fn hash64(&self, bytes: &[u8]) -> u64 {
+        self.hash64_seeded(bytes, 0)
     }
     #[inline]
     fn hash64_seeded(&self, bytes: &[u8], seed: u64) -> u64 {
@@ -352,6 +384,10 @@ impl ItemHasher for Fnv1a {
         widen(self.hash64_seeded(bytes, 0))
     }
     #[inline]
+    fn hash64(&self, bytes: &[u8]) -> u64 {
+        self.hash64_seeded(bytes, 0)
+    }
+    #[inline]
     fn hash64_seeded(&self, bytes: &[u8], seed: u64) -> u64 {
         let mut h = 0xcbf2_9ce4_8422_2325u64 ^ self.seed ^ seed.wrapping_mul(0x9e37_79b9_7f4a_7c15);
         for &b in bytes {
@@ -359,6 +395,49 @@ impl ItemHasher for Fnv1a {
             h = h.wrapping_mul(0x0000_0100_0000_01b3);
         }
         h
+    }
+}
+
+/// foldhash's fast hasher (the `foldhash` crate, the hash `hashbrown` defaults to) with a
+/// **fixed** seed (foldhash's own default state is random per process; a filter that is saved or
+/// compared across runs needs the same function every time). 64-bit, widened to 128.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Foldhash {
+    seed: u64,
+}
+
+impl Foldhash {
+    /// foldhash with a fixed seed.
+    #[must_use]
+    pub fn with_seed(seed: u64) -> Self {
+        Self { seed }
+    }
+
+    /// The seed.
+    #[must_use]
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+}
+
+impl ItemHasher for Foldhash {
+    fn id(&self) -> HashId {
+        HashId::Foldhash
+    }
+    #[inline]
+    fn hash128(&self, bytes: &[u8]) -> Hash128 {
+        widen(self.hash64(bytes))
+    }
+    #[inline]
+    fn hash64(&self, bytes: &[u8]) -> u64 {
+        self.hash64_seeded(bytes, 0)
+    }
+    #[inline]
+    fn hash64_seeded(&self, bytes: &[u8], seed: u64) -> u64 {
+        let state = foldhash::fast::FixedState::with_seed(self.seed ^ mix64(seed) ^ mix64(0));
+        let mut h = state.build_hasher();
+        h.write(bytes);
+        h.finish()
     }
 }
 
@@ -395,6 +474,10 @@ impl ItemHasher for Weak {
         Hash128 { lo: h, hi: h }
     }
     #[inline]
+    fn hash64(&self, bytes: &[u8]) -> u64 {
+        self.hash64_seeded(bytes, 0)
+    }
+    #[inline]
     fn hash64_seeded(&self, bytes: &[u8], seed: u64) -> u64 {
         bytes.iter().fold(self.seed ^ seed, |h, &b| {
             h.wrapping_mul(31).wrapping_add(u64::from(b))
@@ -424,6 +507,8 @@ pub enum AnyHasher {
     Fnv1a(Fnv1a),
     /// [`Weak`]
     Weak(Weak),
+    /// [`Foldhash`]
+    Foldhash(Foldhash),
 }
 
 impl AnyHasher {
@@ -449,6 +534,7 @@ impl AnyHasher {
             HashId::Fx => AnyHasher::Fx(Fx::with_seed(seed)),
             HashId::Fnv1a => AnyHasher::Fnv1a(Fnv1a::with_seed(seed)),
             HashId::Weak => AnyHasher::Weak(Weak::with_seed(seed)),
+            HashId::Foldhash => AnyHasher::Foldhash(Foldhash::with_seed(seed)),
         }
     }
 }
@@ -471,6 +557,7 @@ macro_rules! dispatch {
             AnyHasher::Fx($h) => $e,
             AnyHasher::Fnv1a($h) => $e,
             AnyHasher::Weak($h) => $e,
+            AnyHasher::Foldhash($h) => $e,
         }
     };
 }
@@ -482,6 +569,10 @@ impl ItemHasher for AnyHasher {
     #[inline]
     fn hash128(&self, bytes: &[u8]) -> Hash128 {
         dispatch!(self, h => h.hash128(bytes))
+    }
+    #[inline]
+    fn hash64(&self, bytes: &[u8]) -> u64 {
+        dispatch!(self, h => h.hash64(bytes))
     }
     #[inline]
     fn hash64_seeded(&self, bytes: &[u8], seed: u64) -> u64 {
@@ -517,13 +608,66 @@ macro_rules! build_hasher {
     )*};
 }
 build_hasher!(
-    Sip13, Sip24, Wyhash, Xxh3, Xxh64, Murmur3, Fx, Fnv1a, Weak, AnyHasher
+    Sip13, Sip24, Wyhash, Xxh3, Xxh64, Murmur3, Fx, Fnv1a, Weak, Foldhash, AnyHasher
 );
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::collections::HashSet;
+
+    /// `hash64` is each function's own 64-bit output, computed by its reference crate.
+    #[test]
+    fn hash64_is_the_native_64_bit_function() {
+        let x = b"the quick brown fox";
+        let mut sip13 = siphasher::sip::SipHasher13::new_with_keys(3, 4);
+        sip13.write(x);
+        assert_eq!(Sip13::keyed(3, 4).hash64(x), sip13.finish());
+        let mut sip24 = siphasher::sip::SipHasher24::new_with_keys(3, 4);
+        sip24.write(x);
+        assert_eq!(Sip24::keyed(3, 4).hash64(x), sip24.finish());
+        assert_eq!(
+            Xxh3::with_seed(9).hash64(x),
+            xxhash_rust::xxh3::xxh3_64_with_seed(x, 9)
+        );
+        assert_eq!(
+            Xxh64::with_seed(9).hash64(x),
+            xxhash_rust::xxh64::xxh64(x, 9)
+        );
+        assert_eq!(
+            Wyhash::with_seed(9).hash64(x),
+            wyhash::final3::wyhash(x, 9, WY_SECRET)
+        );
+        assert_eq!(Murmur3::with_seed(9).hash64(x), murmur3_x64_128(x, 9).0);
+        // 64-bit functions: hash128 widens hash64.
+        for h in [
+            AnyHasher::new(HashId::Wyhash, 5),
+            AnyHasher::new(HashId::Xxh64, 5),
+            AnyHasher::new(HashId::Fx, 5),
+            AnyHasher::new(HashId::Fnv1a, 5),
+            AnyHasher::new(HashId::Foldhash, 5),
+        ] {
+            assert_eq!(h.hash128(x).lo, h.hash64(x), "{h:?}");
+        }
+        for id in HashId::ALL {
+            let h = AnyHasher::new(id, 5);
+            assert_eq!(h.id(), id);
+            assert_eq!(h.hash64(x), h.hash64(x), "{id}");
+        }
+    }
+
+    /// foldhash with a fixed seed: the same function in every process, and the seed matters.
+    #[test]
+    fn foldhash_is_fixed_by_its_seed() {
+        let state = foldhash::fast::FixedState::with_seed(7 ^ mix64(0) ^ mix64(0));
+        let mut h = state.build_hasher();
+        h.write(b"apple");
+        assert_eq!(Foldhash::with_seed(7).hash64(b"apple"), h.finish());
+        assert_ne!(
+            Foldhash::with_seed(7).hash64(b"apple"),
+            Foldhash::with_seed(8).hash64(b"apple")
+        );
+    }
 
     #[test]
     fn every_hasher_is_deterministic_and_seed_sensitive() {

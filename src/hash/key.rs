@@ -6,7 +6,8 @@
 //! and whether it is a secret are properties of the hash function.
 
 use super::{
-    AnyHasher, Fnv1a, Fx, HashId, ItemHasher, Murmur3, Sip13, Sip24, Weak, Wyhash, Xxh3, Xxh64,
+    AnyHasher, Fnv1a, Foldhash, Fx, HashId, ItemHasher, Murmur3, Sip13, Sip24, Weak, Wyhash, Xxh3,
+    Xxh64,
 };
 use crate::error::{Error, Result};
 use std::hash::Hasher as _;
@@ -83,7 +84,7 @@ macro_rules! persist_seeded {
     )*};
 }
 persist_seeded!(Wyhash => Wyhash, Xxh3 => Xxh3, Xxh64 => Xxh64, Murmur3 => Murmur3,
-    Fx => Fx, Fnv1a => Fnv1a, Weak => Weak);
+    Fx => Fx, Fnv1a => Fnv1a, Weak => Weak, Foldhash => Foldhash);
 
 macro_rules! persist_keyed {
     ($($t:ident => $id:ident),*) => {$(
@@ -115,6 +116,7 @@ impl PersistHasher for AnyHasher {
             AnyHasher::Fx(h) => h.key_material(),
             AnyHasher::Fnv1a(h) => h.key_material(),
             AnyHasher::Weak(h) => h.key_material(),
+            AnyHasher::Foldhash(h) => h.key_material(),
         }
     }
     fn from_key_material(id: HashId, key: KeyMaterial) -> Result<Self> {
@@ -128,6 +130,7 @@ impl PersistHasher for AnyHasher {
             HashId::Fx => AnyHasher::Fx(Fx::from_key_material(id, key)?),
             HashId::Fnv1a => AnyHasher::Fnv1a(Fnv1a::from_key_material(id, key)?),
             HashId::Weak => AnyHasher::Weak(Weak::from_key_material(id, key)?),
+            HashId::Foldhash => AnyHasher::Foldhash(Foldhash::from_key_material(id, key)?),
         })
     }
 }

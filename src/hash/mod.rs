@@ -16,12 +16,12 @@ pub mod murmur3;
 mod strategy;
 
 pub use functions::{
-    AnyHasher, BytesHasher, Fnv1a, Fx, Murmur3, Sip13, Sip24, Weak, Wyhash, Xxh3, Xxh64,
+    AnyHasher, BytesHasher, Fnv1a, Foldhash, Fx, Murmur3, Sip13, Sip24, Weak, Wyhash, Xxh3, Xxh64,
 };
 pub use key::{KeyMaterial, PersistHasher, key_fingerprint, key_material};
 pub use strategy::{
     AnyStrategy, DoubleHashing, EnhancedDoubleHashing, Guava32, Guava64, Independent,
-    IndexStrategy, PersistStrategy, reduce,
+    IndexStrategy, PersistStrategy, Prehash, reduce,
 };
 
 use crate::error::{Error, Result};
@@ -46,6 +46,10 @@ pub trait ItemHasher: Clone + Send + Sync + fmt::Debug + 'static {
     fn id(&self) -> HashId;
     /// The 128-bit hash of `bytes` (64-bit functions widen their output with a fixed mixer).
     fn hash128(&self, bytes: &[u8]) -> Hash128;
+    /// The function's native 64-bit hash of `bytes` (for 128-bit functions, one half of
+    /// [`ItemHasher::hash128`]): what a filter that needs at most 64 bits should call, and what
+    /// a peer crate using the same function computes.
+    fn hash64(&self, bytes: &[u8]) -> u64;
     /// A 64-bit hash of `bytes` under an extra `seed`; used by the `independent` strategy to get
     /// k different functions from one algorithm.
     fn hash64_seeded(&self, bytes: &[u8], seed: u64) -> u64;
@@ -76,11 +80,13 @@ pub enum HashId {
     Fnv1a,
     /// A deliberately poor hash for teaching (Java `hashCode`-style polynomial, no mixing).
     Weak,
+    /// foldhash (fast variant) with a fixed seed, 64-bit.
+    Foldhash,
 }
 
 impl HashId {
     /// All hash functions, in display order.
-    pub const ALL: [HashId; 9] = [
+    pub const ALL: [HashId; 10] = [
         HashId::Sip13,
         HashId::Sip24,
         HashId::Wyhash,
@@ -90,6 +96,7 @@ impl HashId {
         HashId::Fx,
         HashId::Fnv1a,
         HashId::Weak,
+        HashId::Foldhash,
     ];
 
     /// The public name.
@@ -105,6 +112,7 @@ impl HashId {
             HashId::Fx => "fx",
             HashId::Fnv1a => "fnv1a",
             HashId::Weak => "weak",
+            HashId::Foldhash => "foldhash",
         }
     }
 
@@ -128,6 +136,7 @@ impl HashId {
             HashId::Fnv1a => 7,
             HashId::Weak => 8,
             HashId::Xxh64 => 9,
+            HashId::Foldhash => 10,
         }
     }
 
@@ -145,6 +154,7 @@ impl HashId {
             7 => HashId::Fnv1a,
             8 => HashId::Weak,
             9 => HashId::Xxh64,
+            10 => HashId::Foldhash,
             _ => return None,
         })
     }
@@ -299,6 +309,7 @@ mod tests {
             (HashId::Fx, 6),
             (HashId::Fnv1a, 7),
             (HashId::Weak, 8),
+            (HashId::Foldhash, 10),
             (HashId::Xxh64, 9),
         ];
         assert_eq!(table.len(), HashId::ALL.len(), "every hash has a row");

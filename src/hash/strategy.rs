@@ -9,7 +9,7 @@
 //! The two Guava strategies are reproduced bit for bit, flaws included, so they can be studied
 //! and so Guava-written filters can be read (see [`crate::guava`]).
 
-use super::{ItemHasher, StrategyId};
+use super::{Hash128, ItemHasher, StrategyId, mix64};
 use crate::error::{Error, Result};
 use std::fmt::Debug;
 
@@ -35,8 +35,29 @@ pub trait IndexStrategy: Clone + Copy + Send + Sync + Debug + Default + 'static 
         m
     }
 
+    /// Hash `item` once, as this strategy needs it: its 128-bit hash for every strategy but
+    /// `independent`, which hashes k times and keeps the item. Filters made of several arrays
+    /// (the scalable filter's layers) hash a query once and probe every array with
+    /// [`IndexStrategy::for_each_index_of`].
+    #[inline]
+    fn prehash<'a, H: ItemHasher>(&self, hasher: &H, item: &'a [u8]) -> Prehash<'a> {
+        Prehash(Pre::Hash(hasher.hash128(item)))
+    }
+
+    /// Call `f` with each of the k positions in `[0, m)` of the item `pre` was made from, in
+    /// order, stopping as soon as `f` returns `false`. Returns `false` if it stopped early.
+    fn for_each_index_of<H: ItemHasher, F: FnMut(u64) -> bool>(
+        &self,
+        hasher: &H,
+        pre: Prehash<'_>,
+        k: u32,
+        m: u64,
+        f: F,
+    ) -> bool;
+
     /// Call `f` with each of the k positions of `item` in `[0, m)`, in order, stopping as soon as
     /// `f` returns `false`. Returns `false` if it stopped early, `true` otherwise.
+    #[inline]
     fn for_each_index<H: ItemHasher, F: FnMut(u64) -> bool>(
         &self,
         hasher: &H,
@@ -44,7 +65,31 @@ pub trait IndexStrategy: Clone + Copy + Send + Sync + Debug + Default + 'static 
         k: u32,
         m: u64,
         f: F,
-    ) -> bool;
+    ) -> bool {
+        self.for_each_index_of(hasher, self.prehash(hasher, item), k, m, f)
+    }
+}
+
+/// An item hashed once for an [`IndexStrategy`] ([`IndexStrategy::prehash`]): the only way to
+/// make one, so a strategy always receives what its own `prehash` gives.
+#[derive(Debug, Clone, Copy)]
+pub struct Prehash<'a>(Pre<'a>);
+
+#[derive(Debug, Clone, Copy)]
+enum Pre<'a> {
+    Hash(Hash128),
+    Item(&'a [u8]),
+}
+
+impl Prehash<'_> {
+    /// The item's 128-bit hash (computed here if the prehash kept the item).
+    #[inline]
+    fn hash<H: ItemHasher>(self, hasher: &H) -> Hash128 {
+        match self.0 {
+            Pre::Hash(h) => h,
+            Pre::Item(item) => hasher.hash128(item),
+        }
+    }
 }
 
 /// `(a + b) mod m` for `a, b < m`, without a division (and without overflow for any m).
@@ -87,15 +132,15 @@ impl IndexStrategy for DoubleHashing {
         StrategyId::Double
     }
     #[inline]
-    fn for_each_index<H: ItemHasher, F: FnMut(u64) -> bool>(
+    fn for_each_index_of<H: ItemHasher, F: FnMut(u64) -> bool>(
         &self,
         hasher: &H,
-        item: &[u8],
+        pre: Prehash<'_>,
         k: u32,
         m: u64,
         mut f: F,
     ) -> bool {
-        let h = hasher.hash128(item);
+        let h = pre.hash(hasher);
         let mut x = h.lo;
         let y = h.hi | 1;
         for _ in 0..k {
@@ -130,15 +175,15 @@ impl IndexStrategy for EnhancedDoubleHashing {
         StrategyId::EnhancedDouble
     }
     #[inline]
-    fn for_each_index<H: ItemHasher, F: FnMut(u64) -> bool>(
+    fn for_each_index_of<H: ItemHasher, F: FnMut(u64) -> bool>(
         &self,
         hasher: &H,
-        item: &[u8],
+        pre: Prehash<'_>,
         k: u32,
         m: u64,
         mut f: F,
     ) -> bool {
-        let h = hasher.hash128(item);
+        let h = pre.hash(hasher);
         let mut x = reduce(h.lo, m);
         let mut y = reduce(h.hi, m);
         let k = u64::from(k);
@@ -179,15 +224,25 @@ impl IndexStrategy for Independent {
         StrategyId::Independent
     }
     #[inline]
-    fn for_each_index<H: ItemHasher, F: FnMut(u64) -> bool>(
+    fn prehash<'a, H: ItemHasher>(&self, _hasher: &H, item: &'a [u8]) -> Prehash<'a> {
+        Prehash(Pre::Item(item))
+    }
+    #[inline]
+    fn for_each_index_of<H: ItemHasher, F: FnMut(u64) -> bool>(
         &self,
         hasher: &H,
-        item: &[u8],
+        pre: Prehash<'_>,
         k: u32,
         m: u64,
         mut f: F,
     ) -> bool {
-        (0..u64::from(k)).all(|i| f(reduce(hasher.hash64_seeded(item, i), m)))
+        match pre.0 {
+            Pre::Item(item) => {
+                (0..u64::from(k)).all(|i| f(reduce(hasher.hash64_seeded(item, i), m)))
+            }
+            // Not made by `Independent::prehash`; positions from the one hash, k seeds mixed in.
+            Pre::Hash(h) => (0..u64::from(k)).all(|i| f(reduce(mix64(h.lo ^ mix64(i)), m))),
+        }
     }
 }
 
@@ -219,15 +274,15 @@ impl IndexStrategy for Guava32 {
         round_up_to_words(m)
     }
     #[inline]
-    fn for_each_index<H: ItemHasher, F: FnMut(u64) -> bool>(
+    fn for_each_index_of<H: ItemHasher, F: FnMut(u64) -> bool>(
         &self,
         hasher: &H,
-        item: &[u8],
+        pre: Prehash<'_>,
         k: u32,
         m: u64,
         mut f: F,
     ) -> bool {
-        let hash64 = hasher.hash128(item).lo;
+        let hash64 = pre.hash(hasher).lo;
         let hash1 = hash64 as i32;
         let hash2 = (hash64 >> 32) as i32;
         for i in 1..=k as i32 {
@@ -260,15 +315,15 @@ impl IndexStrategy for Guava64 {
         round_up_to_words(m)
     }
     #[inline]
-    fn for_each_index<H: ItemHasher, F: FnMut(u64) -> bool>(
+    fn for_each_index_of<H: ItemHasher, F: FnMut(u64) -> bool>(
         &self,
         hasher: &H,
-        item: &[u8],
+        pre: Prehash<'_>,
         k: u32,
         m: u64,
         mut f: F,
     ) -> bool {
-        let h = hasher.hash128(item);
+        let h = pre.hash(hasher);
         let mut combined = h.lo;
         for _ in 0..k {
             if !f((combined & (i64::MAX as u64)) % m) {
@@ -294,6 +349,35 @@ impl IndexStrategy for AnyStrategy {
             StrategyId::Guava32 => Guava32.round_bits(m),
             StrategyId::Guava64 => Guava64.round_bits(m),
             _ => m,
+        }
+    }
+    #[inline]
+    fn prehash<'a, H: ItemHasher>(&self, hasher: &H, item: &'a [u8]) -> Prehash<'a> {
+        match self.0 {
+            StrategyId::Independent => Independent.prehash(hasher, item),
+            StrategyId::Double
+            | StrategyId::EnhancedDouble
+            | StrategyId::Guava32
+            | StrategyId::Guava64 => Prehash(Pre::Hash(hasher.hash128(item))),
+        }
+    }
+    #[inline]
+    fn for_each_index_of<H: ItemHasher, F: FnMut(u64) -> bool>(
+        &self,
+        hasher: &H,
+        pre: Prehash<'_>,
+        k: u32,
+        m: u64,
+        f: F,
+    ) -> bool {
+        match self.0 {
+            StrategyId::Double => DoubleHashing.for_each_index_of(hasher, pre, k, m, f),
+            StrategyId::EnhancedDouble => {
+                EnhancedDoubleHashing.for_each_index_of(hasher, pre, k, m, f)
+            }
+            StrategyId::Independent => Independent.for_each_index_of(hasher, pre, k, m, f),
+            StrategyId::Guava32 => Guava32.for_each_index_of(hasher, pre, k, m, f),
+            StrategyId::Guava64 => Guava64.for_each_index_of(hasher, pre, k, m, f),
         }
     }
     #[inline]
@@ -404,6 +488,9 @@ mod tests {
                     hi: 0,
                 }
             }
+            fn hash64(&self, bytes: &[u8]) -> u64 {
+                self.hash128(bytes).lo
+            }
             fn hash64_seeded(&self, _: &[u8], seed: u64) -> u64 {
                 seed
             }
@@ -436,6 +523,9 @@ mod tests {
                 lo: self.0,
                 hi: self.1,
             }
+        }
+        fn hash64(&self, _: &[u8]) -> u64 {
+            self.0
         }
         fn hash64_seeded(&self, _: &[u8], seed: u64) -> u64 {
             seed
