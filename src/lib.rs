@@ -20,6 +20,7 @@
 //! | [`experiment`] | experiment specs (`experiments/*.toml`), runners, CSV tables |
 //! | [`plot`] | charts as SVG and PNG |
 //! | [`alloc_count`] | a counting global allocator (measured heap bytes) |
+//! | [`units`] | parsing and formatting counts, probabilities and sizes (`1Mb`, `1 in 1000`, `64KiB`) |
 //! | [`error`] | typed errors |
 //! | `redis` | (feature `redis`) filters in Redis bitmaps and the RedisBloom module; the cache-penetration demo |
 //!
@@ -47,6 +48,7 @@ pub mod redis;
 pub mod spec;
 pub mod stats;
 pub mod theory;
+pub mod units;
 pub mod walkthrough;
 pub mod workload;
 
