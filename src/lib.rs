@@ -12,6 +12,7 @@
 //! | [`guava`] | reading and writing Guava's serialized Bloom filters (`BloomFilter.writeTo`) |
 //! | [`hash`] | hash functions ([`hash::ItemHasher`]) and index strategies ([`hash::IndexStrategy`]) |
 //! | [`theory`] | the formulas, each cited: sizing, classic and exact FPR, bounds |
+//! | [`design`] | one design's numbers (m, bytes, k, bits/key, FPRs, bound) from (n, p) or (m, k, n) |
 //! | [`stats`] | binomial confidence intervals, uniformity tests |
 //! | [`workload`] | seeded key generators with disjoint absent keys |
 //! | [`spec`] | run-time filter descriptions ([`FilterSpec`]) → `Box<dyn Filter>` |
@@ -34,6 +35,7 @@
 
 pub mod alloc_count;
 pub mod bits;
+pub mod design;
 pub mod error;
 pub mod experiment;
 pub mod filter;

@@ -13,8 +13,8 @@ use super::{
 use crate::alloc_count;
 use crate::error::{Error, Param, Result};
 use crate::filter::{Filter, FilterKind};
-use crate::hash::{AnyHasher, AnyStrategy, IndexStrategy, mix64};
-use crate::measure::{Control, MeasureConfig, Measurement, measure};
+use crate::hash::{AnyHasher, AnyStrategy, mix64};
+use crate::measure::{Control, MeasureConfig, Measurement, PositionHistogram, measure};
 use crate::spec::FilterSpec;
 use crate::stats;
 use crate::theory;
@@ -639,44 +639,7 @@ fn run_fill(exp: &Experiment, progress: &dyn Progress) -> Result<RunOutput> {
 // ---------------------------------------------------------------------------------------------
 // memory
 
-/// Group width of std's hash table (hashbrown): 16 with SSE2 (x86, x86-64), 8 elsewhere.
-const GROUP_WIDTH: usize = if cfg!(any(target_arch = "x86", target_arch = "x86_64")) {
-    16
-} else {
-    8
-};
-
-/// Buckets of a `HashSet` grown by inserting `n` items one at a time: the smallest power of two
-/// (≥ 4) whose capacity (b − 1 up to 8 buckets, 7/8·b above) holds n (hashbrown's
-/// `capacity_to_buckets` / `bucket_mask_to_capacity`).
-#[must_use]
-pub fn hashset_buckets(n: u64) -> u64 {
-    if n == 0 {
-        return 0;
-    }
-    let mut b = 4u64;
-    loop {
-        let cap = if b <= 8 { b - 1 } else { b / 8 * 7 };
-        if cap >= n {
-            return b;
-        }
-        b *= 2;
-    }
-}
-
-/// Heap bytes of the table of a `HashSet<T>` with `size_of::<T>() = size` holding n items:
-/// `round_up(b·size, GROUP_WIDTH) + b + GROUP_WIDTH` (hashbrown's `TableLayout`: data, then one
-/// control byte per bucket plus one trailing group). A model; the memory experiment checks it
-/// against the counting allocator.
-#[must_use]
-pub fn hashset_table_bytes(n: u64, size: usize) -> u64 {
-    let b = hashset_buckets(n) as usize;
-    if b == 0 {
-        return 0;
-    }
-    let align = GROUP_WIDTH.max(8);
-    ((b * size).div_ceil(align) * align + b + GROUP_WIDTH) as u64
-}
+pub use crate::measure::{hashset_buckets, hashset_table_bytes};
 
 fn run_memory(exp: &Experiment, progress: &dyn Progress) -> Result<RunOutput> {
     if !alloc_count::installed() {
@@ -977,21 +940,21 @@ fn run_hash_quality(exp: &Experiment, progress: &dyn Progress) -> Result<RunOutp
             let strategy = AnyStrategy(fspec.strategy);
             let keygen = KeyGen::new(s.keys, key_seed);
             let mut buf = Vec::with_capacity(128);
+            let mut hist = PositionHistogram::new(m, bins as usize);
             for i in 0..n {
                 keygen.present(i, &mut buf);
                 f.insert(&buf);
                 if positions && i < sample {
-                    strategy.for_each_index(&hasher, &buf, k, m, |idx| {
-                        let b = (u128::from(idx) * u128::from(bins) / u128::from(m)) as usize;
-                        counts[b.min(bins as usize - 1)] += 1;
-                        true
-                    });
+                    hist.add_item(&strategy, &hasher, &buf, k);
                 }
                 if (i + 1).is_multiple_of(1 << 20) {
                     progress.advance(1 << 20);
                 }
             }
             progress.advance(n % (1 << 20));
+            for (c, h) in counts.iter_mut().zip(hist.counts()) {
+                *c += h;
+            }
             let tfp = query_absent(f.as_ref(), &keygen, spec.queries, &mut buf);
             progress.advance(spec.queries);
             // No false negatives, checked on the sample whose positions were binned.
@@ -1320,19 +1283,6 @@ fn add_curves(exp: &Experiment, table: &mut Table) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn hashset_bucket_model() {
-        assert_eq!(hashset_buckets(0), 0);
-        assert_eq!(hashset_buckets(3), 4);
-        assert_eq!(hashset_buckets(4), 8);
-        assert_eq!(hashset_buckets(7), 8);
-        assert_eq!(hashset_buckets(8), 16);
-        assert_eq!(hashset_buckets(14), 16);
-        assert_eq!(hashset_buckets(15), 32);
-        assert_eq!(hashset_buckets(1_000_000), 1 << 21);
-        assert_eq!(hashset_buckets(917_504), 1 << 20); // exactly 7/8 of 2^20
-    }
 
     #[test]
     fn intervals_use_t_and_never_undercut_wilson() {
