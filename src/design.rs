@@ -77,9 +77,9 @@ impl Design {
     /// # Errors
     /// Invalid `m`, `k`, `n` or `target`.
     pub fn compute(m: u64, k: u32, n: u64, target: Option<f64>) -> Result<Self> {
+        theory::check_n(n)?;
         theory::check_m(m)?;
         theory::check_k(k)?;
-        theory::check_n(n)?;
         if let Some(p) = target {
             theory::check_p(p)?;
         }

@@ -497,6 +497,17 @@ pub fn parse_m(s: &str) -> Result<u64> {
     }
 }
 
+/// A refusal as a front end shows it beside the flag or field it is about (which already
+/// names the parameter): `'1mb' has an unknown unit 'mb' … (valid: …)`. Other errors as they
+/// display.
+#[must_use]
+pub fn describe(e: &Error) -> String {
+    match e {
+        Error::InvalidParameter { value, valid, .. } => format!("{value} (valid: {valid})"),
+        e => e.to_string(),
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Formatting
 
@@ -812,6 +823,8 @@ mod tests {
             text.contains("is below 1") && text.contains("from 1 to 10"),
             "{text}"
         );
+        let e = parse_bits("1mb", Param::M).unwrap_err();
+        assert!(describe(&e).starts_with("'1mb' has an unknown unit"), "{e}");
         assert!(matches!(
             parse_m("0"),
             Err(Error::InvalidParameter {
