@@ -65,8 +65,13 @@
 use crate::error::{Error, Param, Result};
 use std::ops::RangeInclusive;
 
+macro_rules! count_examples {
+    () => {
+        "1000, 1_000_000, 1,000,000, 1e6, 2^20, 10k, 1.5M (k M G T) or 4Ki (Ki Mi Gi Ti)"
+    };
+}
 /// The count forms, as named in refusals.
-pub const COUNT_FORMS: &str = "a whole number: 1000, 1_000_000, 1,000,000, 1e6, 2^20, 10k, 1.5M (k M G T) or 4Ki (Ki Mi Gi Ti)";
+pub const COUNT_FORMS: &str = concat!("a whole number: ", count_examples!());
 /// The probability forms, as named in refusals.
 pub const PROB_FORMS: &str =
     "a probability strictly between 0 and 1: 0.01, 1%, 1/100, 1 in 100 or 1e-30";
@@ -351,7 +356,11 @@ pub fn parse_count_in(s: &str, param: Param, range: RangeInclusive<u64>) -> Resu
     } else {
         return Ok(v);
     };
-    let forms = format!("{COUNT_FORMS}; from {} to {}", thousands(lo), thousands(hi));
+    let forms = if hi == u64::MAX {
+        format!("a whole number >= {}: {}", thousands(lo), count_examples!())
+    } else {
+        format!("a whole number from {} to {}", thousands(lo), thousands(hi))
+    };
     Err(refuse(param, s, why, &forms))
 }
 
@@ -445,7 +454,13 @@ pub fn parse_prob(s: &str, param: Param) -> Result<f64> {
         real(t).map_err(|w| bad(w.words()))?
     };
     if v.is_nan() || v <= 0.0 || v >= 1.0 {
-        return Err(bad(&format!("= {v} is not strictly between 0 and 1")));
+        // "'150%' = 1.5 is not …", but "'0' is not …".
+        let shown = if t.parse::<f64>() == Ok(v) {
+            String::new()
+        } else {
+            format!("= {v} ")
+        };
+        return Err(bad(&format!("{shown}is not strictly between 0 and 1")));
     }
     Ok(v)
 }
@@ -492,7 +507,7 @@ pub fn parse_p(s: &str) -> Result<f64> {
 /// As [`parse_bits`], naming [`Param::M`]; also for 0.
 pub fn parse_m(s: &str) -> Result<u64> {
     match parse_bits(s, Param::M)? {
-        0 => Err(refuse(Param::M, s, "is 0 bits", SIZE_FORMS)),
+        0 => Err(refuse(Param::M, s, "is below 1 bit", SIZE_FORMS)),
         m => Ok(m),
     }
 }

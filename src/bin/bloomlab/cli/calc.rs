@@ -10,13 +10,13 @@ use bloomlab::{Error, Param, Result};
 /// n+p → m, k (Guava's formulas); n+m → k, p; m+p → n; n+p+k → m; p alone → bits and k per item.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Items expected (integer >= 1; 1000000, 1,000,000 or 1e6).
+    /// Items expected (integer >= 1; 1000000, 1,000,000, 1e6, 10k or 2^20).
     #[arg(long, allow_hyphen_values = true, value_parser = parse_n)]
     pub n: Option<u64>,
-    /// Target false-positive rate, strictly between 0 and 1 (0.01, 1% or 1/100).
+    /// Target false-positive rate, strictly between 0 and 1 (0.01, 1%, 1/100 or 1 in 100).
     #[arg(long, allow_hyphen_values = true, value_parser = parse_p)]
     pub p: Option<f64>,
-    /// Bits (9585058), or a size with units (64KiB, 1.2MB, 10Mbit).
+    /// Bits (9585058), or a size with units: 1Mb and 10Mbit are bits, 1MB and 64KiB bytes.
     #[arg(long, allow_hyphen_values = true, value_parser = parse_m)]
     pub m: Option<u64>,
     /// Hash functions, 1 to 64 (default: the optimum).
