@@ -12,6 +12,7 @@
 //! | [`guava`] | reading and writing Guava's serialized Bloom filters (`BloomFilter.writeTo`) |
 //! | [`hash`] | hash functions ([`hash::ItemHasher`]) and index strategies ([`hash::IndexStrategy`]) |
 //! | [`theory`] | the formulas, each cited: sizing, classic and exact FPR, bounds |
+//! | [`design`] | one design's numbers (m, bytes, k, bits/key, FPRs, bound) from (n, p) or (m, k, n) |
 //! | [`stats`] | binomial confidence intervals, uniformity tests |
 //! | [`workload`] | seeded key generators with disjoint absent keys |
 //! | [`spec`] | run-time filter descriptions ([`FilterSpec`]) → `Box<dyn Filter>` |
@@ -20,6 +21,7 @@
 //! | [`experiment`] | experiment specs (`experiments/*.toml`), runners, CSV tables |
 //! | [`plot`] | charts as SVG and PNG |
 //! | [`alloc_count`] | a counting global allocator (measured heap bytes) |
+//! | [`units`] | parsing and formatting counts, probabilities and sizes (`1Mb`, `1 in 1000`, `64KiB`) |
 //! | [`error`] | typed errors |
 //! | `redis` | (feature `redis`) filters in Redis bitmaps and the RedisBloom module; the cache-penetration demo |
 //!
@@ -33,6 +35,7 @@
 
 pub mod alloc_count;
 pub mod bits;
+pub mod design;
 pub mod error;
 #[cfg(feature = "experiments")]
 pub mod experiment;
@@ -50,6 +53,7 @@ pub mod registry;
 pub mod spec;
 pub mod stats;
 pub mod theory;
+pub mod units;
 pub mod walkthrough;
 pub mod workload;
 

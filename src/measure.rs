@@ -3,7 +3,7 @@
 
 use crate::error::{Error, Param, Result};
 use crate::filter::Filter;
-use crate::hash::mix64;
+use crate::hash::{IndexStrategy, ItemHasher, mix64};
 use crate::registry::AnyFilter;
 use crate::spec::FilterSpec;
 use crate::stats;
@@ -302,6 +302,102 @@ pub fn measure(cfg: &MeasureConfig, ctl: &Control<'_>) -> Result<Measurement> {
     })
 }
 
+// ---------------------------------------------------------------------------------------------
+// Baselines and position statistics shared by the experiments, the CLI and the TUI
+
+/// Group width of std's hash table (hashbrown): 16 with SSE2 (x86, x86-64), 8 elsewhere.
+const GROUP_WIDTH: usize = if cfg!(any(target_arch = "x86", target_arch = "x86_64")) {
+    16
+} else {
+    8
+};
+
+/// Buckets of a `HashSet` grown by inserting `n` items one at a time: the smallest power of two
+/// (≥ 4) whose capacity (b − 1 up to 8 buckets, 7/8·b above) holds n (hashbrown's
+/// `capacity_to_buckets` / `bucket_mask_to_capacity`).
+#[must_use]
+pub fn hashset_buckets(n: u64) -> u64 {
+    if n == 0 {
+        return 0;
+    }
+    let mut b = 4u64;
+    loop {
+        let cap = if b <= 8 { b - 1 } else { b / 8 * 7 };
+        if cap >= n {
+            return b;
+        }
+        b *= 2;
+    }
+}
+
+/// Heap bytes of the table of a `HashSet<T>` with `size_of::<T>() = size` holding n items:
+/// `round_up(b·size, GROUP_WIDTH) + b + GROUP_WIDTH` (hashbrown's `TableLayout`: data, then one
+/// control byte per bucket plus one trailing group). A model; the memory experiment checks it
+/// against the counting allocator (`tests/alloc_count.rs` too). A `HashSet<u64>` is
+/// `hashset_table_bytes(n, 8)`.
+#[must_use]
+pub fn hashset_table_bytes(n: u64, size: usize) -> u64 {
+    let b = hashset_buckets(n) as usize;
+    if b == 0 {
+        return 0;
+    }
+    let align = GROUP_WIDTH.max(8);
+    ((b * size).div_ceil(align) * align + b + GROUP_WIDTH) as u64
+}
+
+/// Counts of hash positions in `bins` equal ranges of `[0, m)`: the picture behind the
+/// uniformity test ([`stats::chi_square_uniform`] of [`PositionHistogram::counts`]). Position
+/// `x` falls in bin `⌊x·bins/m⌋`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PositionHistogram {
+    m: u64,
+    counts: Vec<u64>,
+}
+
+impl PositionHistogram {
+    /// Empty, for positions in `[0, m)` (`bins` and `m` at least 1).
+    #[must_use]
+    pub fn new(m: u64, bins: usize) -> Self {
+        Self {
+            m: m.max(1),
+            counts: vec![0; bins.max(1)],
+        }
+    }
+
+    /// Count one position (a position ≥ m goes in the last bin).
+    pub fn add(&mut self, x: u64) {
+        let last = self.counts.len() - 1;
+        let bin = (u128::from(x) * self.counts.len() as u128 / u128::from(self.m)) as usize;
+        self.counts[bin.min(last)] += 1;
+    }
+
+    /// Count the k positions `strategy` gives `item`.
+    pub fn add_item<S: IndexStrategy, H: ItemHasher>(
+        &mut self,
+        strategy: &S,
+        hasher: &H,
+        item: &[u8],
+        k: u32,
+    ) {
+        strategy.for_each_index(hasher, item, k, self.m, |x| {
+            self.add(x);
+            true
+        });
+    }
+
+    /// The counts, bin 0 first.
+    #[must_use]
+    pub fn counts(&self) -> &[u64] {
+        &self.counts
+    }
+
+    /// The counts, by value.
+    #[must_use]
+    pub fn into_counts(self) -> Vec<u64> {
+        self.counts
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -333,6 +429,43 @@ mod tests {
             cancel: Some(&cancel),
         };
         assert_eq!(measure(&cfg, &ctl).unwrap_err(), Error::Cancelled);
+    }
+
+    #[test]
+    fn hashset_bucket_model() {
+        assert_eq!(hashset_buckets(0), 0);
+        assert_eq!(hashset_buckets(3), 4);
+        assert_eq!(hashset_buckets(4), 8);
+        assert_eq!(hashset_buckets(7), 8);
+        assert_eq!(hashset_buckets(8), 16);
+        assert_eq!(hashset_buckets(14), 16);
+        assert_eq!(hashset_buckets(15), 32);
+        assert_eq!(hashset_buckets(1_000_000), 1 << 21);
+        assert_eq!(hashset_buckets(917_504), 1 << 20); // exactly 7/8 of 2^20
+        // 2^21 buckets of an 8-byte slot and a control byte, plus one trailing group.
+        assert_eq!(
+            hashset_table_bytes(1_000_000, 8),
+            (1 << 21) * 9 + GROUP_WIDTH as u64
+        );
+        assert_eq!(hashset_table_bytes(0, 8), 0);
+    }
+
+    #[test]
+    fn positions_fall_in_their_bins() {
+        let mut h = PositionHistogram::new(100, 4);
+        for x in [0, 24, 25, 49, 50, 99, 100, 1000] {
+            h.add(x);
+        }
+        assert_eq!(h.counts(), &[2, 2, 1, 3]);
+        let mut h = PositionHistogram::new(1 << 20, 16);
+        let hasher = crate::hash::AnyHasher::new(crate::hash::HashId::Xxh3, 1);
+        let strategy = crate::hash::AnyStrategy(crate::hash::StrategyId::EnhancedDouble);
+        for i in 0u64..1000 {
+            h.add_item(&strategy, &hasher, &i.to_le_bytes(), 7);
+        }
+        assert_eq!(h.counts().iter().sum::<u64>(), 7000);
+        let (_, p) = stats::chi_square_uniform(h.counts());
+        assert!(p > 1e-4, "{:?}", h.counts());
     }
 
     #[test]

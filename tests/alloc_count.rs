@@ -2,7 +2,7 @@
 //! test binary's global allocator.
 
 use bloomlab::alloc_count::{CountingAlloc, glibc_chunk, installed, snapshot};
-use bloomlab::experiment::runner::{hashset_buckets, hashset_table_bytes};
+use bloomlab::measure::{hashset_buckets, hashset_table_bytes};
 use bloomlab::{Filter, StandardBloom};
 use std::collections::HashSet;
 

@@ -47,7 +47,9 @@ fn calc_reproduces_the_articles_sizing_table() {
         let v = json(&["calc", "--n", n, "--p", p, "--json"]);
         assert_eq!(v["m_bits"], m, "n={n} p={p}");
         assert_eq!(v["k"], k, "n={n} p={p}");
-        assert_eq!(v["bytes"], m.div_ceil(8));
+        // Whole 64-bit words, as the filter allocates them (was ⌈m/8⌉, 3 bytes short of
+        // StandardBloom::bytes() at n = 10^6, p = 1%).
+        assert_eq!(v["bytes"], m.div_ceil(64) * 8);
         for f in ["n", "p", "bits_per_key", "fpr_classic", "fpr_exact"] {
             assert!(v.get(f).is_some(), "missing {f}");
         }
@@ -69,6 +71,79 @@ fn calc_accepts_units_and_solves_other_subsets() {
     assert_eq!(v["m_bits"], 524_288);
     let n = v["n"].as_u64().unwrap();
     assert!((54_000..56_000).contains(&n), "{n}");
+}
+
+/// The text of the number after `"field": ` in pretty-printed JSON.
+fn raw_number<'a>(json: &'a str, field: &str) -> &'a str {
+    let key = format!("\"{field}\": ");
+    let at = json
+        .find(&key)
+        .unwrap_or_else(|| panic!("{field} in {json}"))
+        + key.len();
+    let rest = &json[at..];
+    &rest[..rest.find([',', '\n', '}']).unwrap_or(rest.len())]
+}
+
+#[test]
+fn every_units_example_through_calc() {
+    // The one table of `bloomlab::units`; the TUI's tests type the same rows into its fields.
+    use bloomlab::units::{EXAMPLES, Expected, Kind};
+    for e in EXAMPLES {
+        // n with a 1000-bit, k = 1 filter; p alone (bits per item); m for one item, k = 1:
+        // each cheap to solve, and each echoes the parsed value in the JSON.
+        let (args, flag, field): (Vec<&str>, &str, &str) = match e.kind {
+            Kind::Count => (vec!["--n", e.input, "--m", "1000", "--k", "1"], "--n", "n"),
+            Kind::Prob => (vec!["--p", e.input], "--p", "p"),
+            Kind::Size => (
+                vec!["--n", "1", "--m", e.input, "--k", "1"],
+                "--m",
+                "m_bits",
+            ),
+        };
+        let o = run(&[&["calc"], args.as_slice(), &["--json"]].concat());
+        let err = String::from_utf8_lossy(&o.stderr);
+        match e.expected {
+            Expected::Refused => {
+                assert_eq!(o.status.code(), Some(2), "{e:?}: {}", stdout(&o));
+                assert_eq!(err.trim_end().lines().count(), 1, "{e:?}: {err}");
+                assert!(err.contains(flag), "{e:?}: {err}");
+                assert!(
+                    err.contains(&format!("'{}'", e.input.trim())),
+                    "{e:?}: {err}"
+                );
+                assert!(!err.contains("panicked"), "{e:?}: {err}");
+            }
+            want => {
+                assert!(o.status.success(), "{e:?}: {err}");
+                let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+                let got = match want {
+                    Expected::Int(_) => Expected::Int(v[field].as_u64().unwrap()),
+                    // The printed digits (shortest round-trip form), read by the standard
+                    // library: serde_json's own float reading may be one ulp off (1e-30).
+                    _ => Expected::Real(raw_number(&stdout(&o), field).parse().unwrap()),
+                };
+                assert_eq!(got, want, "{e:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn calc_reads_1mb_as_bits_and_10mbit_and_1_in_1000() {
+    let text = stdout(&run(&["calc", "--m", "1Mb", "--n", "1000"]));
+    assert!(
+        text.contains("m         1,000,000 bits = 125,000 bytes"),
+        "{text}"
+    );
+    let v = json(&["calc", "--m", "1MB", "--n", "1000", "--json"]);
+    assert_eq!(v["m_bits"], 8_000_000);
+    let v = json(&["calc", "--m", "10Mbit", "--n", "1000", "--json"]);
+    assert_eq!(v["m_bits"], 10_000_000);
+    let text = stdout(&run(&["calc", "--n", "1000", "--p", "1 in 1000"]));
+    assert!(
+        text.contains("target p  0.1000% (0.001, 1 in 1,000)"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -8,7 +8,8 @@ use crate::error::Result;
 use crate::experiment::curves;
 use crate::experiment::{Experiment, Progress, TheoryName};
 use crate::filter::Filter;
-use crate::hash::{AnyHasher, AnyStrategy, IndexStrategy};
+use crate::hash::{AnyHasher, AnyStrategy};
+use crate::measure::PositionHistogram;
 use crate::registry::AnyFilter;
 use crate::spec::FilterSpec;
 use crate::stats;
@@ -27,15 +28,14 @@ fn bin_positions(
 ) {
     let hasher = AnyHasher::new(fspec.hash, fspec.seed);
     let strategy = AnyStrategy(fspec.strategy);
-    let bins = counts.len() as u64;
+    let mut hist = PositionHistogram::new(m, counts.len());
     let mut buf = Vec::with_capacity(128);
     for i in 0..sample {
         keygen.present(i, &mut buf);
-        strategy.for_each_index(&hasher, &buf, k, m, |idx| {
-            let b = (u128::from(idx) * u128::from(bins) / u128::from(m)) as usize;
-            counts[b.min(counts.len() - 1)] += 1;
-            true
-        });
+        hist.add_item(&strategy, &hasher, &buf, k);
+    }
+    for (c, h) in counts.iter_mut().zip(hist.counts()) {
+        *c += h;
     }
 }
 

@@ -11,44 +11,7 @@ use crate::theory;
 use crate::workload::{KeyGen, KeyKind};
 use std::collections::HashSet;
 
-/// Group width of std's hash table (hashbrown): 16 with SSE2 (x86, x86-64), 8 elsewhere.
-const GROUP_WIDTH: usize = if cfg!(any(target_arch = "x86", target_arch = "x86_64")) {
-    16
-} else {
-    8
-};
-
-/// Buckets of a `HashSet` grown by inserting `n` items one at a time: the smallest power of two
-/// (≥ 4) whose capacity (b − 1 up to 8 buckets, 7/8·b above) holds n (hashbrown's
-/// `capacity_to_buckets` / `bucket_mask_to_capacity`).
-#[must_use]
-pub fn hashset_buckets(n: u64) -> u64 {
-    if n == 0 {
-        return 0;
-    }
-    let mut b = 4u64;
-    loop {
-        let cap = if b <= 8 { b - 1 } else { b / 8 * 7 };
-        if cap >= n {
-            return b;
-        }
-        b *= 2;
-    }
-}
-
-/// Heap bytes of the table of a `HashSet<T>` with `size_of::<T>() = size` holding n items:
-/// `round_up(b·size, GROUP_WIDTH) + b + GROUP_WIDTH` (hashbrown's `TableLayout`: data, then one
-/// control byte per bucket plus one trailing group). A model; the memory experiment checks it
-/// against the counting allocator.
-#[must_use]
-pub fn hashset_table_bytes(n: u64, size: usize) -> u64 {
-    let b = hashset_buckets(n) as usize;
-    if b == 0 {
-        return 0;
-    }
-    let align = GROUP_WIDTH.max(8);
-    ((b * size).div_ceil(align) * align + b + GROUP_WIDTH) as u64
-}
+pub use crate::measure::{hashset_buckets, hashset_table_bytes};
 
 /// The filter series `s` is built as at n.
 ///
@@ -322,22 +285,4 @@ fn memory_summary(t: &Table) -> Vec<String> {
         ));
     }
     lines
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn hashset_bucket_model() {
-        assert_eq!(hashset_buckets(0), 0);
-        assert_eq!(hashset_buckets(3), 4);
-        assert_eq!(hashset_buckets(4), 8);
-        assert_eq!(hashset_buckets(7), 8);
-        assert_eq!(hashset_buckets(8), 16);
-        assert_eq!(hashset_buckets(14), 16);
-        assert_eq!(hashset_buckets(15), 32);
-        assert_eq!(hashset_buckets(1_000_000), 1 << 21);
-        assert_eq!(hashset_buckets(917_504), 1 << 20); // exactly 7/8 of 2^20
-    }
 }

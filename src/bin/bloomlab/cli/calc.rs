@@ -1,20 +1,22 @@
 //! `bloomlab calc`: solve any sensible subset of n, p, m, k for the rest.
 
 use super::{human_bytes, parse_k, parse_m, parse_n, parse_p, pct, thousands};
+use bloomlab::design::Design;
 use bloomlab::theory;
+use bloomlab::units::format_one_in;
 use bloomlab::{Error, Param, Result};
 
 /// Size a Bloom filter. Give any sensible subset of n, p, m, k:
 /// n+p → m, k (Guava's formulas); n+m → k, p; m+p → n; n+p+k → m; p alone → bits and k per item.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Items expected (integer >= 1; 1000000, 1,000,000 or 1e6).
+    /// Items expected (integer >= 1; 1000000, 1,000,000, 1e6, 10k or 2^20).
     #[arg(long, allow_hyphen_values = true, value_parser = parse_n)]
     pub n: Option<u64>,
-    /// Target false-positive rate, strictly between 0 and 1 (0.01, 1% or 1/100).
+    /// Target false-positive rate, strictly between 0 and 1 (0.01, 1%, 1/100 or 1 in 100).
     #[arg(long, allow_hyphen_values = true, value_parser = parse_p)]
     pub p: Option<f64>,
-    /// Bits (9585058), or a size with units (64KiB, 1.2MB, 10Mbit).
+    /// Bits (9585058), or a size with units: 1Mb and 10Mbit are bits, 1MB and 64KiB bytes.
     #[arg(long, allow_hyphen_values = true, value_parser = parse_m)]
     pub m: Option<u64>,
     /// Hash functions, 1 to 64 (default: the optimum).
@@ -36,7 +38,8 @@ pub struct Solution {
     pub m_bits: Option<u64>,
     /// Hash functions.
     pub k: u32,
-    /// Bytes of the bit array (m/8 rounded up).
+    /// Bytes of the bit array as a filter allocates it: whole 64-bit words, ⌈m/64⌉·8
+    /// ([`Design::bytes`]).
     pub bytes: Option<u64>,
     /// Bits per item.
     pub bits_per_key: f64,
@@ -62,11 +65,11 @@ pub fn solve(a: &Args) -> Result<Solution> {
     let need = |what: &str| Error::invalid(Param::Other("n/p/m/k"), "incomplete", what.to_string());
     let (n, m, k, solved) = match (a.n, a.p, a.m, a.k) {
         (Some(n), Some(p), None, None) => {
-            let s = theory::size_for(n, p)?;
+            let d = Design::for_rate(n, p)?;
             (
                 n,
-                s.m,
-                s.k,
+                d.m,
+                d.k,
                 "m and k from n and p (Guava/Redisson formulas)",
             )
         }
@@ -124,26 +127,20 @@ pub fn solve(a: &Args) -> Result<Solution> {
         (Some(_), None, None, _) => return Err(need("give p or m together with n")),
         (None, None, _, _) => return Err(need("give at least p, or n with p or m")),
     };
-    theory::check_n(n)?;
-    theory::check_m(m)?;
-    theory::check_k(k)?;
-    let classic = theory::fpr_classic(m, n, k);
-    let exact = theory::fpr_exact(m, n, k);
-    let bpk = m as f64 / n as f64;
-    let target = a.p.unwrap_or(classic);
-    let lb = theory::lower_bound_bits_per_key(target);
+    // Every number of a sized filter, the TUI's Explore numbers too.
+    let d = Design::compute(m, k, n, a.p)?.with_exact();
     Ok(Solution {
-        n: Some(n),
+        n: Some(d.n),
         p: a.p,
-        m_bits: Some(m),
-        k,
-        bytes: Some(m.div_ceil(8)),
-        bits_per_key: bpk,
-        fpr_classic: classic,
-        fpr_exact: Some(exact),
-        lower_bound_bits_per_key: lb,
-        overhead_vs_lower_bound: bpk / lb - 1.0,
-        expected_fill: Some(theory::expected_fill(m, n, k)),
+        m_bits: Some(d.m),
+        k: d.k,
+        bytes: Some(d.bytes),
+        bits_per_key: d.bits_per_key,
+        fpr_classic: d.fpr_classic,
+        fpr_exact: d.fpr_exact,
+        lower_bound_bits_per_key: d.lower_bound_bits_per_key,
+        overhead_vs_lower_bound: d.overhead_vs_lower_bound,
+        expected_fill: Some(d.expected_fill),
         solved: solved.into(),
     })
 }
@@ -166,11 +163,11 @@ pub fn run(a: &Args) -> Result<()> {
         println!("  n         {} items", thousands(n));
     }
     if let Some(p) = s.p {
-        println!("  target p  {} ({p})", pct(p));
+        println!("  target p  {} ({p:?}, {})", pct(p), format_one_in(p));
     }
     if let (Some(m), Some(b)) = (s.m_bits, s.bytes) {
         println!(
-            "  m         {} bits = {} bytes = {}",
+            "  m         {} bits = {} bytes (whole 64-bit words) = {}",
             thousands(m),
             thousands(b),
             human_bytes(b as f64)
@@ -192,11 +189,16 @@ pub fn run(a: &Args) -> Result<()> {
     );
     match s.fpr_exact {
         Some(e) => println!(
-            "  FPR       classic {}   exact {}",
+            "  FPR       classic {} ({})   exact {}",
             pct(s.fpr_classic),
+            format_one_in(s.fpr_classic),
             pct(e)
         ),
-        None => println!("  FPR       {}", pct(s.fpr_classic)),
+        None => println!(
+            "  FPR       {} ({})",
+            pct(s.fpr_classic),
+            format_one_in(s.fpr_classic)
+        ),
     }
     if let Some(f) = s.expected_fill {
         println!("  fill      {:.1}% of bits set after n items", f * 100.0);
@@ -224,7 +226,7 @@ mod tests {
         let s = solve(&args(Some(1_000_000), Some(0.01), None, None)).unwrap();
         assert_eq!(
             (s.m_bits, s.k, s.bytes),
-            (Some(9_585_058), 7, Some(1_198_133))
+            (Some(9_585_058), 7, Some(1_198_136))
         );
         assert!((s.fpr_classic - 0.01).abs() < 2e-4);
     }

@@ -17,13 +17,10 @@ fn parse_keys(s: &str) -> std::result::Result<KeyKind, String> {
     s.parse().map_err(|e: Error| e.to_string())
 }
 fn parse_trials(s: &str) -> std::result::Result<u32, String> {
-    match s.parse::<u32>() {
-        Ok(t) if (1..=10_000_000).contains(&t) => Ok(t),
-        _ => Err("trials must be an integer from 1 to 10000000".into()),
-    }
+    super::parse_count_in(s, bloomlab::Param::Trials, 1..=10_000_000).map(|t| t as u32)
 }
 fn parse_queries(s: &str) -> std::result::Result<u64, String> {
-    parse_n(s).map_err(|_| "queries must be an integer >= 1".to_string())
+    super::parse_count_in(s, bloomlab::Param::Queries, 1..=u64::MAX)
 }
 
 /// Build a filter, insert n keys, query absent keys, and compare the false-positive rate with

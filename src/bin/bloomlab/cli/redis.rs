@@ -4,6 +4,7 @@
 //!   and `CF.*` on the same keys: adds/s, queries/s, measured FPR, server memory.
 //! - `penetration`: the articles' cache-penetration guard with SQLite behind Redis.
 
+use super::{parse_n, parse_p};
 use bloomlab::redis::module::{BfFilter, CfFilter};
 use bloomlab::redis::penetration::{self, PenetrationConfig};
 use bloomlab::redis::{BitmapBloom, RedisConn, Transport};
@@ -35,13 +36,13 @@ pub struct CompareArgs {
     #[arg(long)]
     url: String,
     /// Items to insert.
-    #[arg(long, default_value_t = 1_000_000)]
+    #[arg(long, default_value_t = 1_000_000, value_parser = parse_n)]
     n: u64,
     /// Target false-positive rate (0.01, 1%, 1/100).
     #[arg(long, default_value = "0.01", value_parser = parse_p)]
     p: f64,
     /// Absent keys to query (default: n).
-    #[arg(long)]
+    #[arg(long, value_parser = parse_n)]
     queries: Option<u64>,
     /// Items per round trip.
     #[arg(long, default_value_t = 1000)]
@@ -70,16 +71,16 @@ pub struct PenetrationArgs {
     #[arg(long)]
     url: String,
     /// Products in the database.
-    #[arg(long, default_value_t = 100_000)]
+    #[arg(long, default_value_t = 100_000, value_parser = parse_n)]
     products: u64,
     /// Requests per mode.
-    #[arg(long, default_value_t = 100_000)]
+    #[arg(long, default_value_t = 100_000, value_parser = parse_n)]
     requests: u64,
     /// Share of requests for ids that do not exist.
     #[arg(long, default_value_t = 0.5)]
     missing_share: f64,
     /// Draw missing ids from a pool of this many (default: practically never repeated).
-    #[arg(long)]
+    #[arg(long, value_parser = parse_n)]
     missing_pool: Option<u64>,
     /// Filter false-positive rate.
     #[arg(long, default_value = "0.001", value_parser = parse_p)]
@@ -96,26 +97,6 @@ pub struct PenetrationArgs {
     /// CSV output.
     #[arg(long, default_value = "results/redis/penetration.csv")]
     out: PathBuf,
-}
-
-fn parse_p(s: &str) -> std::result::Result<f64, String> {
-    let s = s.trim();
-    let v = if let Some(pct) = s.strip_suffix('%') {
-        pct.trim().parse::<f64>().map(|v| v / 100.0).ok()
-    } else if let Some((a, b)) = s.split_once('/') {
-        match (a.trim().parse::<f64>(), b.trim().parse::<f64>()) {
-            (Ok(a), Ok(b)) if b != 0.0 => Some(a / b),
-            _ => None,
-        }
-    } else {
-        s.parse::<f64>().ok()
-    };
-    match v {
-        Some(p) if p > 0.0 && p < 1.0 => Ok(p),
-        _ => Err(format!(
-            "'{s}': a probability in (0, 1), e.g. 0.01, 1% or 1/100"
-        )),
-    }
 }
 
 /// Run `bloomlab redis …`.

@@ -198,7 +198,8 @@ pub struct Design {
     pub bytes: u64,
     /// `(1 − e^(−kn/m))^k`.
     pub classic: f64,
-    /// `log2(1/classic)`: the fewest bits per key any structure needs for that rate.
+    /// `log2(1/p)`: the fewest bits per key any structure needs for rate p (the target p when m
+    /// comes from p, else the classic rate).
     pub lower_bound: f64,
     /// `bits_per_key / lower_bound − 1`.
     pub overhead: f64,
@@ -208,19 +209,11 @@ pub struct Design {
     pub hashset_bytes: u64,
 }
 
-/// Estimated heap bytes of a `std::collections::HashSet<u64>` with `n` items (hashbrown): one
-/// 8-byte slot plus one control byte per bucket, `buckets = next_power_of_two(n·8/7)` (buckets
-/// are at most 7/8 full), plus 16 trailing control bytes. An estimate from hashbrown's layout;
-/// the experiments measure it with a counting allocator.
+/// Estimated heap bytes of a `std::collections::HashSet<u64>` with `n` items: the library's
+/// hashbrown layout model ([`bloomlab::measure::hashset_table_bytes`]), which the memory
+/// experiment checks against a counting allocator.
 pub fn hashset_u64_bytes(n: u64) -> u64 {
-    let buckets = if n < 4 {
-        4
-    } else if n < 8 {
-        8
-    } else {
-        (n.saturating_mul(8) / 7).max(1).next_power_of_two()
-    };
-    buckets.saturating_mul(9).saturating_add(16)
+    bloomlab::measure::hashset_table_bytes(n, 8)
 }
 
 impl Params {
@@ -240,9 +233,11 @@ impl Params {
             None => k_opt,
         };
         let m_actual = AnyStrategy(self.strategy).round_bits(m);
-        let classic = theory::fpr_classic(m_actual, self.n, k);
-        let lower_bound = theory::lower_bound_bits_per_key(classic);
-        let bits_per_key = m_actual as f64 / self.n as f64;
+        // The numbers `bloomlab calc` prints, from the same function; the bound is against p
+        // when m comes from p, else against the filter's own classic rate.
+        let target = self.m_pin.is_none().then_some(self.p);
+        let d = bloomlab::design::Design::compute(m_actual, k, self.n, target)
+            .map_err(|e| e.to_string())?;
         Ok(Design {
             n: self.n,
             m,
@@ -252,16 +247,12 @@ impl Params {
             k_real: theory::optimal_k_real(m, self.n),
             k_pinned: self.k_pin.is_some(),
             m_pinned: self.m_pin.is_some(),
-            bits_per_key,
-            bytes: m_actual.div_ceil(64).saturating_mul(8),
-            classic,
-            lower_bound,
-            overhead: if lower_bound > 0.0 {
-                bits_per_key / lower_bound - 1.0
-            } else {
-                f64::INFINITY
-            },
-            fill: theory::expected_fill(m_actual, self.n, k),
+            bits_per_key: d.bits_per_key,
+            bytes: d.bytes,
+            classic: d.fpr_classic,
+            lower_bound: d.lower_bound_bits_per_key,
+            overhead: d.overhead_vs_lower_bound,
+            fill: d.expected_fill,
             hashset_bytes: hashset_u64_bytes(self.n),
         })
     }

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use bloomlab::bits::BitVec;
 use bloomlab::hash::{AnyStrategy, IndexStrategy};
-use bloomlab::measure::{Control, MeasureConfig, measure};
+use bloomlab::measure::{Control, MeasureConfig, PositionHistogram, measure};
 use bloomlab::workload::{KeyChunk, KeyGen};
 use bloomlab::{Error, Filter, FilterKind, FilterSpec, stats, theory};
 
@@ -403,23 +403,16 @@ pub(super) fn histogram(
     let strat = AnyStrategy(spec.strategy);
     let m = strat.round_bits(s.m);
     let hasher = spec.hasher();
-    let mut hist = vec![0u64; bins.max(1)];
-    let b = hist.len() as u128;
+    let mut hist = PositionHistogram::new(m, bins);
     let mut buf = Vec::with_capacity(64);
     for i in 0..spec.n {
         if i % CHUNK == 0 {
             check(cancel)?;
         }
         keygen.present(i, &mut buf);
-        strat.for_each_index(&hasher, &buf, s.k, m, |x| {
-            let bin = (u128::from(x) * b / u128::from(m)) as usize;
-            if let Some(h) = hist.get_mut(bin) {
-                *h += 1;
-            }
-            true
-        });
+        hist.add_item(&strat, &hasher, &buf, s.k);
     }
-    Ok(hist)
+    Ok(hist.into_counts())
 }
 
 fn run_hashes(

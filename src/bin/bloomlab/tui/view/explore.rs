@@ -765,6 +765,104 @@ mod tests {
     }
 
     #[test]
+    fn every_units_example_through_the_typed_fields() {
+        // The one table of `bloomlab::units`, typed into n, p and m as a user would; the
+        // integration test `tests/units_cli.rs` runs the same rows through `bloomlab calc`.
+        use crate::tui::state::{Level, MAX_M, MAX_N, MIN_P};
+        use bloomlab::units::{EXAMPLES, Expected, Kind};
+        for e in EXAMPLES {
+            let mut s = State::new();
+            init(&mut s);
+            // Away from the defaults, so an accepted 1e6 or 0.01 is seen to change something.
+            s.explore.params.n = 7;
+            s.explore.params.p = 0.25;
+            let before = s.explore.params.clone();
+            let field = match e.kind {
+                Kind::Count => Field::N,
+                Kind::Prob => Field::P,
+                Kind::Size => Field::M,
+            };
+            type_into(&mut s, field, e.input);
+            let p = &s.explore.params;
+            let within = match (e.kind, e.expected) {
+                (Kind::Count, Expected::Int(v)) => (1..=MAX_N).contains(&v),
+                (Kind::Size, Expected::Int(v)) => (1..=MAX_M).contains(&v),
+                (Kind::Prob, Expected::Real(v)) => v >= MIN_P,
+                _ => false,
+            };
+            if within {
+                assert!(s.explore.edit.is_none(), "{e:?}: refused: {:?}", s.status);
+                let got = match e.kind {
+                    Kind::Count => Expected::Int(p.n),
+                    Kind::Prob => Expected::Real(p.p),
+                    Kind::Size => p.m_pin.map_or(Expected::Refused, Expected::Int),
+                };
+                assert_eq!(got, e.expected, "{e:?}");
+            } else {
+                assert_eq!(*p, before, "{e:?}");
+                assert!(s.explore.edit.is_some(), "{e:?}: accepted");
+                let (level, text) = s.status.clone().unwrap();
+                assert_eq!(level, Level::Error, "{e:?}: {text}");
+                if e.expected == Expected::Refused {
+                    // The refusal quotes the input and the accepted forms.
+                    assert!(text.contains(&format!("'{}'", e.input.trim())), "{text}");
+                    assert!(text.contains("valid:"), "{text}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn explore_and_calc_agree_on_1mb_10mbit_and_1_in_1000() {
+        use crate::cli::calc::{Args, Solution, solve};
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Calc {
+            #[command(flatten)]
+            a: Args,
+        }
+        let calc = |args: &[&str]| -> Solution {
+            let c = Calc::try_parse_from(std::iter::once("calc").chain(args.iter().copied()));
+            solve(&c.unwrap_or_else(|e| panic!("{args:?}: {e}")).a).unwrap()
+        };
+        let same = |s: &State, c: &Solution| {
+            let d = s.explore.params.design().unwrap();
+            assert_eq!(
+                (Some(d.n), Some(d.m_actual), d.k, Some(d.bytes)),
+                (c.n, c.m_bits, c.k, c.bytes)
+            );
+            assert_eq!(
+                (d.classic, d.bits_per_key, d.lower_bound, d.overhead),
+                (
+                    c.fpr_classic,
+                    c.bits_per_key,
+                    c.lower_bound_bits_per_key,
+                    c.overhead_vs_lower_bound
+                )
+            );
+        };
+        let mut s = State::new();
+        init(&mut s);
+        type_into(&mut s, Field::N, "1000");
+        type_into(&mut s, Field::M, "1Mb");
+        let c = calc(&["--m", "1Mb", "--n", "1000"]);
+        assert_eq!(c.m_bits, Some(1_000_000));
+        same(&s, &c);
+        has(&render_text(&s, 80, 24), "m = 1,000,000 bits");
+        type_into(&mut s, Field::M, "10Mbit");
+        let c = calc(&["--m", "10Mbit", "--n", "1000"]);
+        assert_eq!(c.m_bits, Some(10_000_000));
+        same(&s, &c);
+        has(&render_text(&s, 80, 24), "m = 10,000,000 bits");
+        // Typing p lets m follow p again.
+        type_into(&mut s, Field::P, "1 in 1000");
+        let c = calc(&["--n", "1000", "--p", "1 in 1000"]);
+        assert_eq!((c.p, s.explore.params.p), (Some(0.001), 0.001));
+        same(&s, &c);
+        has(&render_text(&s, 80, 24), "p (target)  0.1000%");
+    }
+
+    #[test]
     fn refused_measurement_says_why() {
         let mut s = State::new();
         init(&mut s);

@@ -30,7 +30,7 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
             ("PgUp PgDn", "big steps: ×10 (k ±5, bits/key ±10)"),
             (
                 "Enter",
-                "type a value: 1000000, 1e6, 10k, 1%, 1/100, 2^16, 64KiB, 1.2MB",
+                "type a value: 1000000, 1e6, 10k, 2^16; 1%, 1/100, 1 in 1000; m: 1Mb (bits), 1MB (bytes), 64KiB, 10Mbit",
             ),
             (
                 "a",
@@ -77,7 +77,8 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
 pub const SCREENS: &[(&str, &str)] = &[
     (
         "Explore",
-        "Set n and p and read off the size: m bits, k hashes, bytes, bits per key against the \
+        "Set n and p and read off the size: m bits, k hashes, bytes (whole 64-bit words, as \
+         the filter allocates them, ⌈m/64⌉·8; bloomlab calc prints the same numbers), bits per key against the \
          information-theoretic bound log2(1/p) (a Bloom filter needs about 44% more), and a \
          HashSet<u64> of the same n for scale (estimated from hashbrown's layout). The classic \
          formula (1 − e^(−kn/m))^k and the exact rate differ for small m. The FPR-vs-k chart \
