@@ -6,24 +6,70 @@
 //!
 //! | module | what it holds |
 //! |---|---|
-//! | [`filter`] | the [`Filter`] trait (and its no-false-negative contract), [`Removable`], [`FilterKind`] |
+//! | [`filter`] | the [`Filter`] trait (and its no-false-negative contract), [`Removable`], [`FilterKind`] with its capabilities and file-format code |
 //! | [`filters`] | one type per filter: [`StandardBloom`], … |
-//! | [`persist`] | saving and loading filters: versioned, checksummed, atomic, keys withheld |
+//! | [`registry`] | [`AnyFilter`]: the closed enum over the concrete filters that specs build and files load |
+//! | [`persist`] | saving and loading filters: versioned, checksummed, atomic, keys withheld; one codec per kind |
 //! | [`guava`] | reading and writing Guava's serialized Bloom filters (`BloomFilter.writeTo`) |
-//! | [`hash`] | hash functions ([`hash::ItemHasher`]) and index strategies ([`hash::IndexStrategy`]) |
+//! | [`hash`] | hash functions ([`hash::ItemHasher`]), index strategies ([`hash::IndexStrategy`]), key material |
 //! | [`theory`] | the formulas, each cited: sizing, classic and exact FPR, bounds |
 //! | [`design`] | one design's numbers (m, bytes, k, bits/key, FPRs, bound) from (n, p) or (m, k, n) |
 //! | [`stats`] | binomial confidence intervals, uniformity tests |
 //! | [`workload`] | seeded key generators with disjoint absent keys |
-//! | [`spec`] | run-time filter descriptions ([`FilterSpec`]) → `Box<dyn Filter>` |
-//! | [`measure`] | one measurement: FPR ± CI, false negatives, bytes, ns/op |
+//! | [`spec`] | run-time filter descriptions ([`FilterSpec`]); the registry builds them |
+//! | [`measure`] | one measurement: FPR ± CI, false negatives, bytes, ns/op; the HashSet memory model |
+//! | [`walkthrough`] | the m = 16, k = 3 teaching example, shared by the `walkthrough` command and the TUI |
 //! | [`bits`] | bit vectors and packed counters |
-//! | [`experiment`] | experiment specs (`experiments/*.toml`), runners, CSV tables |
-//! | [`plot`] | charts as SVG and PNG |
-//! | [`alloc_count`] | a counting global allocator (measured heap bytes) |
 //! | [`units`] | parsing and formatting counts, probabilities and sizes (`1Mb`, `1 in 1000`, `64KiB`) |
+//! | [`alloc_count`] | a counting global allocator (measured heap bytes) |
 //! | [`error`] | typed errors |
-//! | `redis` | (feature `redis`) filters in Redis bitmaps and the RedisBloom module; the cache-penetration demo |
+//! | `experiment`, `plot` | (feature `experiments`) experiment specs, runners, CSV tables; charts as SVG and PNG |
+//! | `redis` | (feature `redis`) filters in Redis bitmaps and the RedisBloom module |
+//!
+//! # Architecture
+//!
+//! Layers, lowest first; a module uses only modules of its own or a lower layer, and no two
+//! source files import each other, directly or through others (`.ci/module-cycles.py` checks
+//! the whole import graph of the library and of the binary, in CI):
+//!
+//! | layer | modules | may use |
+//! |---|---|---|
+//! | 0 | `error`, `bits`, `units`, `stats`, `alloc_count` | `error` |
+//! | 1 | `hash`, `theory` | layer 0 |
+//! | 2 | `filter` (the trait, [`FilterKind`], capabilities), `design` | layers 0–1 |
+//! | 3 | `filters/*` (one concrete type each) | layers 0–2 |
+//! | 4 | `persist` (container + one codec per kind), `guava`, `spec`, `walkthrough` | layers 0–3 |
+//! | 5 | `registry` ([`AnyFilter`]: build, decode, save; defines `FilterSpec::build`) | layers 0–4 |
+//! | 6 | `workload`, `measure` | layers 0–5 |
+//! | 7 | `experiment`, `plot` (feature `experiments`), `redis` (feature `redis`) | layers 0–6 |
+//! | app | the `bloomlab` binary: `cli/*`, `tui/*` (features `cli`, `tui`) | the library |
+//!
+//! The library builds without its application features (`cargo build --no-default-features`):
+//! then it is the filters, hashes, theory, statistics, workloads, measurement and persistence,
+//! with no terminal, command-line, plotting, CSV or TOML crate.
+//!
+//! Inside the crate every `match` over [`FilterKind`] and over [`AnyFilter`] is exhaustive (the
+//! enums are not `#[non_exhaustive]`), and every front end asks a kind's
+//! [`Capabilities`](filter::Capabilities) (removable, grows, static, has a strategy, exposes
+//! positions, is a bit array, sized by bits or by rate) instead of naming kinds.
+//!
+//! ## Adding a filter kind
+//!
+//! 1. `src/filters/NAME.rs`: the type and its [`Filter`] impl (a `pub mod` line and a re-export
+//!    in `filters/mod.rs`).
+//! 2. `src/theory/NAME.rs`: its model — FPR, bits/key, sizing from (n, p) — each formula cited
+//!    (a `pub mod` line in `theory/mod.rs`).
+//! 3. `src/filter.rs`: the [`FilterKind`] variant — its public name, a new never-reused format
+//!    code, its capabilities.
+//! 4. `src/registry.rs`: the [`AnyFilter`] variant and its arms in `build_with` and `decode`.
+//! 5. `src/persist/codecs/NAME.rs`: its [`persist::Persist`] impl (a `mod` line in
+//!    `codecs/mod.rs`).
+//!
+//! Then `cargo build --all-targets` lists every other place that must handle the kind (the
+//! `each!` dispatch, the capability and code tables, the conformance suite's sample files);
+//! nothing else needs to know it exists. `FilterKind` sits in `filter.rs`, below the filters,
+//! and not in `registry.rs`, because each filter names its own kind: one file holding both the
+//! kinds and the enum over the concrete types would import the filters that import it.
 //!
 //! ```
 //! use bloomlab::{Filter, StandardBloom};

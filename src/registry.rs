@@ -190,7 +190,7 @@ impl AnyFilter {
     }
 
     /// The cell positions `item` maps to, for kinds that expose them
-    /// ([`Capabilities::exposes_positions`]).
+    /// ([`crate::filter::Capabilities::exposes_positions`]).
     #[must_use]
     pub fn positions(&self, item: &[u8]) -> Option<Vec<u64>> {
         match self {

@@ -450,7 +450,7 @@ impl<H: PersistHasher, S: PersistStrategy> StandardBloom<H, S> {
     }
 
     /// Load from `path`; the file must hold a standard filter with this type's hash and
-    /// strategy (or any, for [`AnyHasher`] / [`AnyStrategy`]) and pass every check of
+    /// strategy (or any, for [`crate::hash::AnyHasher`] / [`crate::hash::AnyStrategy`]) and pass every check of
     /// [`from_bytes`].
     ///
     /// # Errors

@@ -616,7 +616,11 @@ impl State {
                 n: 100_000,
                 p: 0.01,
                 keys: KeyKind::Seq,
-                row: HashId::ALL.len() - 1,
+                // Start on the weak hash: the row the screen exists to show.
+                row: HashId::ALL
+                    .iter()
+                    .position(|&h| h == HashId::Weak)
+                    .unwrap_or(0),
                 col: 0,
                 metric: HashMetric::Fpr,
                 key: None,

@@ -1,6 +1,7 @@
 //! Tests of `update`: messages in, state and commands out (no threads, no terminal).
 
 use bloomlab::FilterKind;
+use bloomlab::hash::{HashId, StrategyId};
 use bloomlab::theory;
 use bloomlab::walkthrough::Outcome as WalkOutcome;
 use bloomlab::workload::KeyKind;
@@ -296,7 +297,7 @@ fn hashes_controls() {
             _ => None,
         })
         .unwrap();
-    assert_eq!(job.cells.len(), 45);
+    assert_eq!(job.cells.len(), HashId::ALL.len() * StrategyId::ALL.len());
     assert_eq!(job.keys, KeyKind::Seq);
     update(
         &mut s,
@@ -315,6 +316,11 @@ fn hashes_controls() {
     assert_eq!(s.hashes.keys, KeyKind::String);
     assert!(s.hashes.cells.iter().all(|c| *c == RowState::Pending));
     assert!(cmds.iter().any(|c| matches!(c, Cmd::StartHashes(_))));
+    // Down from the starting (weak) row moves one row; from the last row it wraps to the first.
+    let start = s.hashes.row;
+    update(&mut s, Msg::Down);
+    assert_eq!(s.hashes.row, (start + 1) % HashId::ALL.len());
+    s.hashes.row = HashId::ALL.len() - 1;
     update(&mut s, Msg::Down);
     assert_eq!(s.hashes.row, 0);
     update(&mut s, Msg::CycleView);
