@@ -272,14 +272,12 @@ impl Experiment {
             let i = out.table.col("row_type");
             i.is_none_or(|i| r[i].text() != "measured")
         }) {
-            // Nothing measured: say why (typically: a filter kind not in this build).
-            return Err(out.skip_error.unwrap_or_else(|| {
-                Error::invalid(
-                    crate::error::Param::Other("experiment"),
-                    &self.spec.name,
-                    "at least one series that can run",
-                )
-            }));
+            // Nothing measured (every series skipped): say so.
+            return Err(Error::invalid(
+                crate::error::Param::Other("experiment"),
+                &self.spec.name,
+                "at least one series that can run",
+            ));
         }
         let chart = chart::build(self, &out.table)?;
         std::fs::create_dir_all(dir).map_err(|e| Error::Io {
@@ -341,7 +339,7 @@ pub struct RunReport {
     pub files: Outputs,
     /// Rows in the CSV.
     pub rows: usize,
-    /// Series that could not be built, with the reason (e.g. a filter kind not in this build).
+    /// Series that were skipped, with the reason.
     pub skipped: Vec<(String, String)>,
     /// Lines summarising the result.
     pub summary: Vec<String>,

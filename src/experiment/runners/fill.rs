@@ -124,15 +124,12 @@ pub(super) fn run(exp: &Experiment, progress: &dyn Progress) -> Result<RunOutput
     let mut out = RunOutput::default();
     let detail_cols: Vec<String> = spec.details.iter().map(|k| detail_column(k)).collect();
     let mut warned_missing: HashSet<String> = HashSet::new();
-    'series: for s in &series {
+    for s in &series {
         progress.status(&s.label);
         let mut accs = vec![Acc::default(); xs.len()];
         for t in 0..spec.trials {
             let (key_seed, fspec) = trial_spec(s, spec.seed, t, spec.trials)?;
-            let Some(mut f) = build(&fspec, &s.label, &mut out)? else {
-                progress.advance(u64::from(spec.trials - t) * (2 * est_items(s)));
-                continue 'series;
-            };
+            let mut f = build(&fspec)?;
             let slot_count = if var == SweepVar::Load {
                 Some(slots(&f)?)
             } else {

@@ -49,7 +49,7 @@ pub(super) fn run(exp: &Experiment, progress: &dyn Progress) -> Result<RunOutput
         .sum();
     progress.begin(total);
     let mut out = RunOutput::default();
-    'series: for s in &series {
+    for s in &series {
         progress.status(&s.label);
         let mut counts = vec![0u64; bins as usize];
         let mut rates = Vec::new();
@@ -58,10 +58,7 @@ pub(super) fn run(exp: &Experiment, progress: &dyn Progress) -> Result<RunOutput
         let mut model = Vec::new();
         for t in 0..spec.trials {
             let (key_seed, fspec) = trial_spec(s, spec.seed, t, spec.trials)?;
-            let Some(mut f) = build(&fspec, &s.label, &mut out)? else {
-                progress.advance(u64::from(spec.trials - t) * (s.spec.n + spec.queries));
-                continue 'series;
-            };
+            let mut f = build(&fspec)?;
             let n = fspec.n;
             let sample = spec.params.position_sample.unwrap_or(n).min(n);
             let keygen = KeyGen::new(s.keys, key_seed);

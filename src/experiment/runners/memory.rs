@@ -58,16 +58,12 @@ pub(super) fn run(exp: &Experiment, progress: &dyn Progress) -> Result<RunOutput
     }
     progress.begin(total);
     let mut out = RunOutput::default();
-    let mut dead: HashSet<String> = HashSet::new();
     // (n, mean string heap bytes, mean string chunk bytes) at the largest measured n
     let mut string_stats: Option<(u64, f64, f64)> = None;
     let mut buf = Vec::with_capacity(256);
     for &nf in &ns {
         let n = nf as u64;
         for s in &series {
-            if dead.contains(&s.label) {
-                continue;
-            }
             progress.status(&format!("{} n={n}", s.label));
             let fspec = point_spec(s, n)?;
             let keygen = KeyGen::new(s.keys, spec.seed);
@@ -76,11 +72,7 @@ pub(super) fn run(exp: &Experiment, progress: &dyn Progress) -> Result<RunOutput
             // filter and must not be counted as the first one's heap.
             drop(spec_warm_up(&fspec));
             let before = alloc_count::snapshot();
-            let Some(mut f) = build(&fspec, &s.label, &mut out)? else {
-                dead.insert(s.label.clone());
-                progress.advance(n);
-                continue;
-            };
+            let mut f = build(&fspec)?;
             let mut failures = 0u64;
             for i in 0..n {
                 keygen.present(i, &mut buf);

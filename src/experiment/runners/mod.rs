@@ -37,26 +37,12 @@ pub struct RunOutput {
     pub markdown: Option<String>,
     /// Summary lines.
     pub summary: Vec<String>,
-    /// The error of the first skipped series (returned when nothing could run).
-    pub skip_error: Option<Error>,
-}
-
-impl RunOutput {
-    /// Record a series that cannot run in this build.
-    pub(super) fn skip(&mut self, label: &str, e: Error) {
-        self.skipped.push((
-            label.to_string(),
-            format!("{e} — not built in this version"),
-        ));
-        self.skip_error.get_or_insert(e);
-    }
 }
 
 /// Run an experiment's runner.
 ///
 /// # Errors
-/// Invalid parameters (a filter that cannot be built for a reason other than not being in this
-/// build), allocation failures, a memory experiment without the counting allocator.
+/// Invalid parameters, allocation failures, a memory experiment without the counting allocator.
 pub fn run(exp: &Experiment, progress: &dyn Progress) -> Result<RunOutput> {
     let mut out = match exp.spec.runner {
         RunnerKind::Sweep => sweep::run(exp, progress),
@@ -176,11 +162,6 @@ fn trial_seeds(seed: u64, filter_seed: u64, t: u32, trials: u32) -> (u64, u64) {
     }
 }
 
-/// A filter kind that this build does not have (the spec is fine; the filter is missing).
-pub(super) fn not_built(e: &Error) -> bool {
-    matches!(e, Error::UnknownName { what: "filter", .. })
-}
-
 /// Apply a series' `bits_per_key` (m = bits_per_key × n) unless m is set.
 ///
 /// # Errors
@@ -248,21 +229,9 @@ pub(super) fn missing_keys(f: &dyn Filter, keygen: &KeyGen, inserted: u64, refus
     fneg
 }
 
-/// Build a filter; `Ok(None)` (with the reason recorded) when the kind is not in this build.
-pub(super) fn build(
-    spec: &FilterSpec,
-    label: &str,
-    out: &mut RunOutput,
-) -> Result<Option<AnyFilter>> {
-    match spec.build() {
-        Ok(f) => Ok(Some(f)),
-        Err(e) if not_built(&e) => {
-            out.skip(label, e);
-            Ok(None)
-        }
-        // Reported once, by the caller of the run.
-        Err(e) => Err(e),
-    }
+/// Build a filter (errors are reported once, by the caller of the run).
+pub(super) fn build(spec: &FilterSpec) -> Result<AnyFilter> {
+    spec.build()
 }
 
 /// Build `spec` and throw it away (errors are reported by the real build that follows).

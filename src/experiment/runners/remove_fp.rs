@@ -31,10 +31,7 @@ pub(super) fn run(exp: &Experiment, progress: &dyn Progress) -> Result<RunOutput
         let mut insert_failures = 0u64;
         for t in 0..spec.trials {
             let (key_seed, fspec) = trial_spec(s, spec.seed, t, spec.trials)?;
-            let Some(mut f) = build(&fspec, &s.label, &mut out)? else {
-                progress.advance(u64::from(spec.trials - t) * s.spec.n * (2 + xs.len() as u64));
-                continue 'series;
-            };
+            let mut f = build(&fspec)?;
             if f.as_removable().is_none() {
                 let why = format!("{} does not support remove", f.kind());
                 out.skipped.push((s.label.clone(), why));

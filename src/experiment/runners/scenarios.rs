@@ -1,13 +1,12 @@
 //! The `scenarios` runner: each `[[scenarios]]` entry × each filter, measured.
 
 use super::sweep::{measure_with_progress, measurement_row, work_of};
-use super::{RunOutput, apply_bpk, not_built};
+use super::{RunOutput, apply_bpk};
 use crate::error::{Error, Result};
 use crate::experiment::table::Row;
 use crate::experiment::{Experiment, Progress, Scenario, SeriesDef, pct_label};
 use crate::measure::MeasureConfig;
 use crate::spec::FilterSpec;
-use std::collections::HashSet;
 
 /// The filter series `s` is built as for scenario `sc`.
 ///
@@ -45,25 +44,15 @@ pub(super) fn run(exp: &Experiment, progress: &dyn Progress) -> Result<RunOutput
     }
     progress.begin(plan.iter().map(|(_, _, c)| work_of(c)).sum());
     let mut out = RunOutput::default();
-    let mut dead: HashSet<String> = HashSet::new();
     let mut md = String::from(
         "| scenario | n | target p | keys | filter | memory | bits/key | measured FPR (95% CI) | FPR / target |\n\
          |---|---:|---:|---|---|---:|---:|---|---:|\n",
     );
     for (sc, s, cfg) in &plan {
         let work = work_of(cfg);
-        if dead.contains(&s.label) {
-            progress.advance(work);
-            continue;
-        }
         progress.status(&format!("{} / {}", sc.name, s.label));
         let m = match measure_with_progress(cfg, work, progress) {
             Ok(m) => m,
-            Err(e) if not_built(&e) => {
-                out.skip(&s.label, e);
-                dead.insert(s.label.clone());
-                continue;
-            }
             Err(e @ Error::InvalidParameter { .. }) => {
                 // A filter that cannot meet this scenario (e.g. a rate below what 16-bit cuckoo
                 // fingerprints reach) is a finding, not a failure: record it.

@@ -1,7 +1,7 @@
 //! The `sweep` runner: fresh filters per point, measured with [`crate::measure::measure`] (as
 //! `bloomlab measure`).
 
-use super::{RunOutput, apply_bpk, bits_of, not_built, widen};
+use super::{RunOutput, apply_bpk, bits_of, widen};
 use crate::error::{Error, Param, Result};
 use crate::experiment::table::Row;
 use crate::experiment::{Experiment, Progress, SeriesDef, SweepVar};
@@ -148,18 +148,10 @@ pub(super) fn run(exp: &Experiment, progress: &dyn Progress) -> Result<RunOutput
     let mut out = RunOutput::default();
     for (s, points) in series.iter().zip(&plan) {
         progress.status(&s.label);
-        for (i, (x, cfg)) in points.iter().enumerate() {
+        for (x, cfg) in points {
             let work = work_of(cfg);
-            let m = match measure_with_progress(cfg, work, progress) {
-                Ok(m) => m,
-                Err(e) if not_built(&e) => {
-                    out.skip(&s.label, e);
-                    progress.advance(points[i + 1..].iter().map(|(_, c)| work_of(c)).sum());
-                    break;
-                }
-                // Reported once, by the caller of the run.
-                Err(e) => return Err(e),
-            };
+            // An error is reported once, by the caller of the run.
+            let m = measure_with_progress(cfg, work, progress)?;
             let mut r = measurement_row(s, cfg, &m);
             r.set("var", var.name()).set("x", *x);
             out.table.push(r);
