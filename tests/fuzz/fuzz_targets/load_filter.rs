@@ -6,8 +6,8 @@
 //! answer queries and take inserts; nothing may panic.
 #![no_main]
 
-use bloomlab::AnyFilter;
-use bloomlab::persist::LoadOptions;
+use bloomlab::{AnyFilter, Filter};
+use bloomlab::persist::{self, LoadOptions};
 use libfuzzer_sys::fuzz_target;
 
 fn exercise(bytes: &[u8]) {
