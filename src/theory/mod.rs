@@ -224,7 +224,7 @@ pub mod blocked;
 pub mod counting;
 mod exact;
 pub mod split_block;
-pub use exact::{fpr_exact, fpr_exact_with_bound};
+pub use exact::{ExactFpr, ExactMethod, fpr_exact, fpr_exact_with_bound};
 pub mod cuckoo;
 pub mod scalable;
 
