@@ -38,8 +38,12 @@ pub struct Design {
     pub k_optimal: f64,
     /// `(1 − e^(−kn/m))^k`.
     pub fpr_classic: f64,
-    /// The exact rate (Bose et al. 2008), once [`Design::with_exact`] computed it.
+    /// The exact rate (Bose et al. 2008), once [`Design::with_exact`] computed it (`None`
+    /// also where the bounded method cannot give one; 0 below f64's range: see `exact`).
     pub fpr_exact: Option<f64>,
+    /// The exact rate with its logarithm and its relative error bound.
+    #[serde(skip)]
+    pub exact: Option<theory::ExactFpr>,
     /// The rate the design was asked for, if any.
     pub target: Option<f64>,
     /// `log2(1/p)` bits per item: no structure answering with false-positive rate p can use
@@ -95,6 +99,7 @@ impl Design {
             k_optimal: theory::optimal_k_real(m, n),
             fpr_classic,
             fpr_exact: None,
+            exact: None,
             target,
             lower_bound_bits_per_key: lower_bound,
             overhead_vs_lower_bound: if lower_bound > 0.0 {
@@ -110,8 +115,19 @@ impl Design {
     /// debug build; the TUI computes it in the background instead).
     #[must_use]
     pub fn with_exact(mut self) -> Self {
-        self.fpr_exact = Some(theory::fpr_exact(self.m, self.n, self.k));
+        self.exact = theory::fpr_exact_with_bound(self.m, self.n, self.k);
+        self.fpr_exact = self.exact.map(|e| e.value);
         self
+    }
+
+    /// The exact rate as text: as many digits as its error bound supports, valid below f64's
+    /// range (from its logarithm), or why there is none.
+    #[must_use]
+    pub fn exact_text(&self) -> String {
+        match self.exact {
+            Some(e) => crate::units::format_prob_bounded(e.ln_value, e.rel_error),
+            None => "n/a (beyond the bounded method's reach)".into(),
+        }
     }
 
     /// The classic rate at `factor` times the design's n (past capacity).

@@ -565,6 +565,44 @@ pub fn format_prob(p: f64) -> String {
     format!("{pct:.decimals$}%")
 }
 
+/// A probability given by its natural logarithm, printed as [`format_prob`] does but valid far
+/// below f64's range (`ln p = −1104.48` → `2.136e-480`): what the exact FPR gives for
+/// over-provisioned filters. `−∞` prints as `0`.
+#[must_use]
+pub fn format_prob_ln(ln_p: f64) -> String {
+    if ln_p.is_nan() {
+        return "n/a".into();
+    }
+    if ln_p == f64::NEG_INFINITY {
+        return "0".into();
+    }
+    let p = ln_p.exp();
+    if p >= 1e-300 {
+        return format_prob(p);
+    }
+    let log10 = ln_p / std::f64::consts::LN_10;
+    let mut e = log10.floor();
+    let mut mant = 10f64.powf(log10 - e);
+    // 9.9996 rounds to 10.000: carry into the exponent.
+    if format!("{mant:.3}").starts_with("10") {
+        mant /= 10.0;
+        e += 1.0;
+    }
+    format!("{mant:.3}e{e}")
+}
+
+/// An exact rate with its computed error bound: printed with as many digits as the bound
+/// supports (at most 4 significant), or "n/a" (with the reason in `what`) where no bound could
+/// be given. `rel_error` is the relative error bound of the value.
+#[must_use]
+pub fn format_prob_bounded(ln_p: f64, rel_error: f64) -> String {
+    if !(rel_error.is_finite() && rel_error < 5e-5) {
+        // Four significant digits need a relative error below half a unit in the last digit.
+        return "n/a (no error bound small enough to print)".into();
+    }
+    format_prob_ln(ln_p)
+}
+
 /// A probability as "1 in N": `0.01` → `"1 in 100"`, `0.3` → `"1 in 3.3"`, below 10^-12
 /// scientific (`"1 in 9.930e17"`).
 #[must_use]
@@ -773,6 +811,17 @@ pub const EXAMPLES: &[Example] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tiny_probabilities_print_from_their_logarithm() {
+        assert_eq!(format_prob_ln(-1104.481_916_711_89), "2.136e-480");
+        assert_eq!(format_prob_ln((7.322e-61f64).ln()), "7.322e-61");
+        assert_eq!(format_prob_ln((0.01f64).ln()), "1.000%");
+        assert_eq!(format_prob_ln(f64::NEG_INFINITY), "0");
+        assert_eq!(format_prob_ln(-(10f64.ln()) * 500.0), "1.000e-500");
+        assert!(format_prob_bounded(-3.0, 1e-3).starts_with("n/a"));
+        assert_eq!(format_prob_bounded((1.007e-18f64).ln(), 1e-12), "1.007e-18");
+    }
 
     #[test]
     fn every_example_parses_to_its_value() {

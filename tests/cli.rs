@@ -244,3 +244,33 @@ fn walkthrough_says_when_a_word_hits_one_bit_more_than_once() {
     assert!(text.contains("positions [0, 0, 0]"), "{text}");
     assert!(text.contains("\"apple\" hits bit 0 3 times"), "{text}");
 }
+
+/// The exact rate at the edges where the old f64 moment form broke (true values from 400-digit
+/// arithmetic, tests/reference/exact_fpr.py): printed with the digits its error bound supports,
+/// below f64's range from its logarithm.
+#[test]
+fn calc_prints_the_exact_rate_right_at_the_edges() {
+    let cases: [(&[&str], &str); 5] = [
+        (&["calc", "--m", "64KiB", "--n", "1000"], "exact 7.322e-61"),
+        (&["calc", "--n", "1000", "--p", "1e-18"], "exact 1.007e-18"),
+        (&["calc", "--n", "1e6", "--p", "1e-12"], "exact 1.000e-12"),
+        (
+            &["calc", "--n", "5", "--m", "1e10", "--k", "64"],
+            "exact 2.136e-480",
+        ),
+        (
+            &["calc", "--m", "256", "--n", "26", "--k", "7"],
+            "exact 0.9135%",
+        ),
+    ];
+    for (args, want) in cases {
+        let o = run(args);
+        assert!(o.status.success(), "{args:?}");
+        let out = stdout(&o);
+        assert!(out.contains(want), "{args:?}: want {want} in\n{out}");
+    }
+    let v = json(&["calc", "--n", "5", "--m", "1e10", "--k", "64", "--json"]);
+    let log10 = v["fpr_exact_log10"].as_f64().unwrap();
+    assert!((log10 - (-479.670_4)).abs() < 0.01, "{log10}");
+    assert!(v["fpr_exact_rel_error"].as_f64().unwrap() < 1e-10);
+}

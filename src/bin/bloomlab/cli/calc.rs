@@ -45,8 +45,16 @@ pub struct Solution {
     pub bits_per_key: f64,
     /// (1 − e^(−kn/m))^k.
     pub fpr_classic: f64,
-    /// The exact rate (Bose et al. 2008).
+    /// The exact rate (Bose et al. 2008); 0 where it is below f64's range (see
+    /// `fpr_exact_log10`).
     pub fpr_exact: Option<f64>,
+    /// log10 of the exact rate (valid far below f64's range).
+    pub fpr_exact_log10: Option<f64>,
+    /// The computed bound on the exact rate's relative error.
+    pub fpr_exact_rel_error: Option<f64>,
+    /// The exact rate as printed (digits its bound supports).
+    #[serde(skip)]
+    pub fpr_exact_text: Option<String>,
     /// log2(1/p) bits per item: no filter can use fewer.
     pub lower_bound_bits_per_key: f64,
     /// How much more than the lower bound this filter uses.
@@ -118,6 +126,9 @@ pub fn solve(a: &Args) -> Result<Solution> {
                 bits_per_key: bpk,
                 fpr_classic: p,
                 fpr_exact: None,
+                fpr_exact_log10: None,
+                fpr_exact_rel_error: None,
+                fpr_exact_text: None,
                 lower_bound_bits_per_key: lb,
                 overhead_vs_lower_bound: bpk / lb - 1.0,
                 expected_fill: None,
@@ -138,6 +149,9 @@ pub fn solve(a: &Args) -> Result<Solution> {
         bits_per_key: d.bits_per_key,
         fpr_classic: d.fpr_classic,
         fpr_exact: d.fpr_exact,
+        fpr_exact_log10: d.exact.map(|e| e.ln_value / std::f64::consts::LN_10),
+        fpr_exact_rel_error: d.exact.map(|e| e.rel_error),
+        fpr_exact_text: Some(d.exact_text()),
         lower_bound_bits_per_key: d.lower_bound_bits_per_key,
         overhead_vs_lower_bound: d.overhead_vs_lower_bound,
         expected_fill: Some(d.expected_fill),
@@ -187,12 +201,11 @@ pub fn run(a: &Args) -> Result<()> {
         s.lower_bound_bits_per_key,
         s.overhead_vs_lower_bound * 100.0
     );
-    match s.fpr_exact {
+    match &s.fpr_exact_text {
         Some(e) => println!(
-            "  FPR       classic {} ({})   exact {}",
+            "  FPR       classic {} ({})   exact {e}",
             pct(s.fpr_classic),
             format_one_in(s.fpr_classic),
-            pct(e)
         ),
         None => println!(
             "  FPR       {} ({})",
