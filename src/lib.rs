@@ -23,7 +23,7 @@
 //! | [`alloc_count`] | a counting global allocator (measured heap bytes) |
 //! | [`units`] | parsing and formatting counts, probabilities and sizes (`1Mb`, `1 in 1000`, `64KiB`) |
 //! | [`error`] | typed errors |
-//! | `redis` | (feature `redis`) filters in Redis bitmaps and the RedisBloom module; the cache-penetration demo |
+//! | `redis` | (feature `redis`) filters in Redis bitmaps and the RedisBloom module (the cache-penetration demo built on them is the binary's `bloomlab redis penetration`) |
 //!
 //! ```
 //! use bloomlab::{Filter, StandardBloom};

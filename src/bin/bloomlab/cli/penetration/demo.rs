@@ -9,13 +9,30 @@
 //!
 //! [`run`] plays the same request sequence without and with the filter and counts database
 //! queries, cache hits and latencies.
+//!
+//! In Redis the demo writes only keys under its [`PenetrationConfig::prefix`] (by default one of
+//! its own per process): the filter, which it creates fresh (an existing filter of that name is
+//! refused, never deleted) and deletes at the end, and the cache entries, which it removes after
+//! each mode.
 
-use super::bitmap::BitmapBloom;
-use super::conn::RedisConn;
-use crate::error::{Error, Param, Result};
-use crate::hash::mix64;
+use super::db::ProductDb;
+use bloomlab::hash::mix64;
+use bloomlab::redis::{BitmapBloom, RedisConn};
+use bloomlab::{Error, Param, Result};
 use std::path::Path;
 use std::time::Instant;
+
+/// Most products (`--products`): the database is filled one row at a time and the filter is
+/// built from every id held in memory.
+pub const MAX_PRODUCTS: u64 = 10_000_000;
+/// Most requests per mode (`--requests`): each is up to three round trips, and the request
+/// sequence and its latencies are held in memory.
+pub const MAX_REQUESTS: u64 = 10_000_000;
+/// Most distinct missing ids (`--missing-pool`): 2^50, the pool the default draws from, so a
+/// missing id (`products + 1 + pick % pool`) stays far below 2^63, SQLite's largest id.
+pub const MAX_MISSING_POOL: u64 = 1 << 50;
+/// Longest TTL of a cached null result (`--null-ttl`): one year, in seconds.
+pub const MAX_TTL_SECS: u64 = 365 * 24 * 3600;
 
 /// Parameters of the demo.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,7 +54,7 @@ pub struct PenetrationConfig {
     pub value_ttl_secs: u64,
     /// Workload seed.
     pub seed: u64,
-    /// Prefix of every Redis key the demo writes.
+    /// Prefix of every Redis key the demo writes (default: `bloomlab:penetration:<pid>`).
     pub prefix: String,
 }
 
@@ -52,7 +69,7 @@ impl Default for PenetrationConfig {
             null_ttl_secs: 30,
             value_ttl_secs: 600,
             seed: 42,
-            prefix: "bloomlab:penetration".into(),
+            prefix: format!("bloomlab:penetration:{}", std::process::id()),
         }
     }
 }
@@ -63,16 +80,29 @@ impl PenetrationConfig {
     /// # Errors
     /// [`Error::InvalidParameter`] naming the bad one.
     pub fn check(&self) -> Result<()> {
-        if self.products == 0 || self.products > 1 << 40 {
-            return Err(Error::invalid(
-                Param::Other("products"),
-                self.products,
-                "1 to 2^40",
-            ));
-        }
-        if self.requests == 0 {
-            return Err(Error::invalid(Param::Other("requests"), 0, "at least 1"));
-        }
+        let count = |param: &'static str, v: u64, most: u64| {
+            if (1..=most).contains(&v) {
+                Ok(())
+            } else {
+                Err(Error::invalid(
+                    Param::Other(param),
+                    v,
+                    format!(
+                        "a whole number from 1 to {}",
+                        bloomlab::units::thousands(most)
+                    ),
+                ))
+            }
+        };
+        count("products", self.products, MAX_PRODUCTS)?;
+        count("requests", self.requests, MAX_REQUESTS)?;
+        count(
+            "missing-pool",
+            self.missing_pool.unwrap_or(1),
+            MAX_MISSING_POOL,
+        )?;
+        count("null-ttl", self.null_ttl_secs, MAX_TTL_SECS)?;
+        count("value-ttl", self.value_ttl_secs, MAX_TTL_SECS)?;
         if !(0.0..=1.0).contains(&self.missing_share) {
             return Err(Error::invalid(
                 Param::Other("missing-share"),
@@ -80,123 +110,8 @@ impl PenetrationConfig {
                 "a share from 0 to 1",
             ));
         }
-        if self.missing_pool == Some(0) {
-            return Err(Error::invalid(
-                Param::Other("missing-pool"),
-                0,
-                "at least 1",
-            ));
-        }
-        crate::theory::check_p(self.p)?;
+        bloomlab::theory::check_p(self.p)?;
         Ok(())
-    }
-}
-
-/// The product database (a SQLite file).
-#[derive(Debug)]
-pub struct ProductDb {
-    conn: rusqlite::Connection,
-    path: String,
-    queries: u64,
-}
-
-fn db_err(path: &str, e: &rusqlite::Error) -> Error {
-    Error::Io {
-        path: path.to_string(),
-        message: format!("sqlite: {e}"),
-    }
-}
-
-impl ProductDb {
-    /// Open `path`, creating or refilling it so that it holds exactly `products` products.
-    ///
-    /// # Errors
-    /// [`Error::Io`] naming the file.
-    pub fn open(path: &Path, products: u64) -> Result<Self> {
-        let p = path.display().to_string();
-        let conn = rusqlite::Connection::open(path).map_err(|e| db_err(&p, &e))?;
-        conn.execute_batch(
-            "CREATE TABLE IF NOT EXISTS products (
-                 id INTEGER PRIMARY KEY, name TEXT NOT NULL, price_cents INTEGER NOT NULL)",
-        )
-        .map_err(|e| db_err(&p, &e))?;
-        let (count, max): (i64, i64) = conn
-            .query_row(
-                "SELECT COUNT(*), COALESCE(MAX(id), 0) FROM products",
-                [],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .map_err(|e| db_err(&p, &e))?;
-        let want = i64::try_from(products).unwrap_or(i64::MAX);
-        if count != want || max != want {
-            conn.execute_batch("DELETE FROM products; BEGIN;")
-                .map_err(|e| db_err(&p, &e))?;
-            {
-                let mut st = conn
-                    .prepare("INSERT INTO products (id, name, price_cents) VALUES (?1, ?2, ?3)")
-                    .map_err(|e| db_err(&p, &e))?;
-                for id in 1..=want {
-                    st.execute(rusqlite::params![
-                        id,
-                        format!("product {id}"),
-                        (mix64(id as u64) % 100_000) as i64
-                    ])
-                    .map_err(|e| db_err(&p, &e))?;
-                }
-            }
-            conn.execute_batch("COMMIT;").map_err(|e| db_err(&p, &e))?;
-        }
-        Ok(Self {
-            conn,
-            path: p,
-            queries: 0,
-        })
-    }
-
-    /// `SELECT` one product; counts a database query.
-    ///
-    /// # Errors
-    /// [`Error::Io`].
-    pub fn lookup(&mut self, id: u64) -> Result<Option<String>> {
-        self.queries += 1;
-        let mut st = self
-            .conn
-            .prepare_cached("SELECT name, price_cents FROM products WHERE id = ?1")
-            .map_err(|e| db_err(&self.path, &e))?;
-        let mut rows = st
-            .query([i64::try_from(id).unwrap_or(i64::MAX)])
-            .map_err(|e| db_err(&self.path, &e))?;
-        match rows.next().map_err(|e| db_err(&self.path, &e))? {
-            Some(r) => {
-                let name: String = r.get(0).map_err(|e| db_err(&self.path, &e))?;
-                let price: i64 = r.get(1).map_err(|e| db_err(&self.path, &e))?;
-                Ok(Some(format!("{name}|{price}")))
-            }
-            None => Ok(None),
-        }
-    }
-
-    /// Every product id, ascending (for building the filter from the database).
-    ///
-    /// # Errors
-    /// [`Error::Io`].
-    pub fn ids(&self) -> Result<Vec<u64>> {
-        let mut st = self
-            .conn
-            .prepare("SELECT id FROM products ORDER BY id")
-            .map_err(|e| db_err(&self.path, &e))?;
-        let ids = st
-            .query_map([], |r| r.get::<_, i64>(0))
-            .map_err(|e| db_err(&self.path, &e))?
-            .map(|r| r.map(|v| v as u64).map_err(|e| db_err(&self.path, &e)))
-            .collect::<Result<Vec<_>>>()?;
-        Ok(ids)
-    }
-
-    /// Queries made so far.
-    #[must_use]
-    pub fn queries(&self) -> u64 {
-        self.queries
     }
 }
 
@@ -215,7 +130,7 @@ pub fn workload(cfg: &PenetrationConfig) -> Vec<(u64, bool)> {
             let r = mix64(cfg.seed ^ mix64(i));
             let pick = mix64(r ^ 0x9e37_79b9_7f4a_7c15);
             if cfg.missing_share > 0.0 && r <= threshold {
-                let pool = cfg.missing_pool.unwrap_or(1 << 50);
+                let pool = cfg.missing_pool.unwrap_or(MAX_MISSING_POOL);
                 (cfg.products + 1 + pick % pool, false)
             } else {
                 (1 + pick % cfg.products, true)
@@ -372,19 +287,34 @@ pub struct PenetrationReport {
     pub filter_k: u32,
 }
 
-/// Run the demo: open (or fill) the database, build the filter from it, play the workload
-/// without and with the filter. `filter_conn` and `cache` may point at the same server.
+/// Run the demo: open (or fill) the database ([`ProductDb::open`]: a database the demo did not
+/// create is refused unless `overwrite`), build the filter from it, play the workload without
+/// and with the filter. `filter_conn` and `cache` may point at the same server.
 ///
 /// # Errors
-/// Invalid parameters; [`Error::Redis`]; [`Error::Io`].
+/// Invalid parameters; a database the demo did not create; [`Error::Redis`] (also when the
+/// filter's name is taken); [`Error::Io`].
 pub fn run(
     cache: &mut RedisConn,
     filter_conn: RedisConn,
     db_path: &Path,
     cfg: &PenetrationConfig,
+    overwrite: bool,
 ) -> Result<PenetrationReport> {
     cfg.check()?;
-    let mut db = ProductDb::open(db_path, cfg.products)?;
+    let mut db = ProductDb::open(db_path, cfg.products, overwrite)?;
+    let name = format!("{}:filter", cfg.prefix);
+    let mut f = BitmapBloom::new(filter_conn, &name)?;
+    if f.config().is_some() {
+        return Err(Error::Redis {
+            target: format!("key {}", f.config_key()),
+            message: format!(
+                "a filter named '{name}' already exists; the demo deletes only what it created \
+                 (use another prefix, or delete the filter yourself)"
+            ),
+            connection: false,
+        });
+    }
     let requests = workload(cfg);
     let without = run_mode(
         cache,
@@ -394,26 +324,19 @@ pub fn run(
         &requests,
         &format!("{}:nofilter", cfg.prefix),
     )?;
-    let mut f = BitmapBloom::new(filter_conn, &format!("{}:filter", cfg.prefix))?;
-    f.delete()?;
     let t = Instant::now();
-    f.try_init(cfg.products, cfg.p)?;
-    let ids: Vec<Vec<u8>> = db.ids()?.into_iter().map(item).collect();
-    f.add_many(&ids)?;
-    let filter_build_secs = t.elapsed().as_secs_f64();
-    let with = run_mode(
-        cache,
-        Some(&mut f),
-        &mut db,
-        cfg,
-        &requests,
-        &format!("{}:withfilter", cfg.prefix),
-    )?;
-    let c = f
-        .config()
-        .copied()
-        .ok_or_else(|| Error::Corrupt("filter vanished".into()))?;
-    f.delete()?;
+    if !f.try_init(cfg.products, cfg.p)? {
+        return Err(Error::Redis {
+            target: format!("key {}", f.config_key()),
+            message: format!("filter '{name}' was created by someone else meanwhile; left alone"),
+            connection: false,
+        });
+    }
+    // From here on the filter is the demo's own: delete it whatever happens.
+    let played = fill_and_play(&mut f, cache, &mut db, cfg, &requests, t);
+    let deleted = f.delete();
+    let (with, filter_build_secs, c) = played?;
+    deleted?;
     Ok(PenetrationReport {
         without,
         with,
@@ -421,6 +344,28 @@ pub fn run(
         filter_m: c.m,
         filter_k: c.k,
     })
+}
+
+/// Fill the (new) filter from the database's ids, then play the with-filter mode. Answers the
+/// mode's report, the seconds from `start` to the filled filter, and the filter's config.
+fn fill_and_play(
+    f: &mut BitmapBloom,
+    cache: &mut RedisConn,
+    db: &mut ProductDb,
+    cfg: &PenetrationConfig,
+    requests: &[(u64, bool)],
+    start: Instant,
+) -> Result<(ModeReport, f64, bloomlab::redis::BitmapConfig)> {
+    let ids: Vec<Vec<u8>> = db.ids()?.into_iter().map(item).collect();
+    f.add_many(&ids)?;
+    let build_secs = start.elapsed().as_secs_f64();
+    let c = f
+        .config()
+        .copied()
+        .ok_or_else(|| Error::Corrupt("filter vanished".into()))?;
+    let prefix = format!("{}:withfilter", cfg.prefix);
+    let with = run_mode(cache, Some(f), db, cfg, requests, &prefix)?;
+    Ok((with, build_secs, c))
 }
 
 #[cfg(test)]
@@ -459,19 +404,114 @@ mod tests {
     }
 
     #[test]
-    fn sqlite_database_holds_the_products() {
-        let dir = std::env::temp_dir().join(format!("bloomlab-pen-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("p.sqlite");
-        let mut db = ProductDb::open(&path, 50).unwrap();
-        assert!(db.lookup(50).unwrap().unwrap().starts_with("product 50|"));
-        assert_eq!(db.lookup(51).unwrap(), None);
-        assert_eq!(db.queries(), 2);
-        assert_eq!(db.ids().unwrap().len(), 50);
-        drop(db);
-        // Reopening with another size refills.
-        let db = ProductDb::open(&path, 20).unwrap();
-        assert_eq!(db.ids().unwrap(), (1..=20).collect::<Vec<_>>());
-        std::fs::remove_dir_all(&dir).unwrap();
+    fn every_count_has_an_upper_bound() {
+        let ok = PenetrationConfig::default();
+        assert_eq!(ok.check(), Ok(()));
+        let bad = [
+            PenetrationConfig {
+                products: MAX_PRODUCTS + 1,
+                ..ok.clone()
+            },
+            PenetrationConfig {
+                products: 0,
+                ..ok.clone()
+            },
+            PenetrationConfig {
+                requests: MAX_REQUESTS + 1,
+                ..ok.clone()
+            },
+            PenetrationConfig {
+                missing_pool: Some(MAX_MISSING_POOL + 1),
+                ..ok.clone()
+            },
+            PenetrationConfig {
+                missing_pool: Some(0),
+                ..ok.clone()
+            },
+            PenetrationConfig {
+                null_ttl_secs: 0,
+                ..ok.clone()
+            },
+            PenetrationConfig {
+                null_ttl_secs: MAX_TTL_SECS + 1,
+                ..ok.clone()
+            },
+        ];
+        for cfg in bad {
+            assert!(
+                matches!(cfg.check(), Err(Error::InvalidParameter { .. })),
+                "{cfg:?}"
+            );
+        }
+        // At the bounds the largest missing id stays a valid SQLite id.
+        let top = PenetrationConfig {
+            products: MAX_PRODUCTS,
+            missing_pool: Some(MAX_MISSING_POOL),
+            ..ok
+        };
+        assert_eq!(top.check(), Ok(()));
+        assert!(MAX_PRODUCTS + MAX_MISSING_POOL < i64::MAX as u64);
+    }
+
+    /// Against a real server (`BLOOMLAB_REDIS_URL`, see `.ci/redis-up.sh`); skipped without one.
+    #[test]
+    fn penetration_demo_keeps_missing_ids_away_from_the_database() {
+        let url = match std::env::var("BLOOMLAB_REDIS_URL") {
+            Ok(u) if !u.is_empty() => u,
+            _ => {
+                use std::io::Write;
+                let _ = writeln!(
+                    std::io::stderr().lock(),
+                    "\nskipped: penetration demo: BLOOMLAB_REDIS_URL not set (see .ci/redis-up.sh)"
+                );
+                return;
+            }
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = PenetrationConfig {
+            products: 2000,
+            requests: 6000,
+            missing_share: 0.5,
+            prefix: format!("bloomlab-test:penetration:{}", std::process::id()),
+            ..PenetrationConfig::default()
+        };
+        let mut cache = RedisConn::open(&url).unwrap();
+        let r = run(
+            &mut cache,
+            RedisConn::open(&url).unwrap(),
+            &dir.path().join("db.sqlite"),
+            &cfg,
+            false,
+        )
+        .unwrap();
+        let w = workload(&cfg);
+        let missing = w.iter().filter(|r| !r.1).count() as u64;
+        let distinct_existing = w
+            .iter()
+            .filter(|r| r.1)
+            .map(|r| r.0)
+            .collect::<std::collections::HashSet<_>>()
+            .len() as u64;
+        // Without the filter every missing id (practically all distinct) and every first
+        // request of an existing id reaches the database.
+        assert_eq!(r.without.db_queries, missing + distinct_existing, "{r:?}");
+        assert_eq!(r.without.found, 6000 - missing);
+        // With it, only the filter's false positives (p = 0.1 %) of the missing ids do.
+        assert_eq!(r.with.filter_false_negatives, 0);
+        assert_eq!(r.with.found, 6000 - missing);
+        assert_eq!(
+            r.with.filter_rejects,
+            missing - r.with.filter_false_positives
+        );
+        assert!(r.with.filter_false_positives < 15, "{r:?}");
+        assert_eq!(
+            r.with.db_queries,
+            distinct_existing + r.with.filter_false_positives
+        );
+        // The demo left nothing behind in Redis: no filter, no cache entries.
+        let left: Vec<String> = cache
+            .query(redis::cmd("KEYS").arg(format!("*{}*", cfg.prefix)), "KEYS")
+            .unwrap();
+        assert!(left.is_empty(), "{left:?}");
     }
 }
