@@ -104,7 +104,7 @@ impl BitmapConfig {
     }
 }
 
-/// What [`BitmapBloom::info`] reports.
+/// What [`BitmapBloom::info`](super::BitmapBloom::info) reports.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct BitmapInfo {
     /// Filter name.

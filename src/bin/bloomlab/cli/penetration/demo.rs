@@ -453,19 +453,64 @@ mod tests {
         assert!(MAX_PRODUCTS + MAX_MISSING_POOL < i64::MAX as u64);
     }
 
-    /// Against a real server (`BLOOMLAB_REDIS_URL`, see `.ci/redis-up.sh`); skipped without one.
-    #[test]
-    fn penetration_demo_keeps_missing_ids_away_from_the_database() {
-        let url = match std::env::var("BLOOMLAB_REDIS_URL") {
-            Ok(u) if !u.is_empty() => u,
+    /// `BLOOMLAB_REDIS_URL` (see `.ci/redis-up.sh`), or `None` after a `skipped:` line on stderr.
+    fn redis_url(test: &str) -> Option<String> {
+        match std::env::var("BLOOMLAB_REDIS_URL") {
+            Ok(u) if !u.is_empty() => Some(u),
             _ => {
                 use std::io::Write;
                 let _ = writeln!(
                     std::io::stderr().lock(),
-                    "\nskipped: penetration demo: BLOOMLAB_REDIS_URL not set (see .ci/redis-up.sh)"
+                    "\nskipped: {test}: BLOOMLAB_REDIS_URL not set (see .ci/redis-up.sh)"
                 );
-                return;
+                None
             }
+        }
+    }
+
+    /// The demo creates its filter fresh: one that exists under its name is refused, not
+    /// deleted, and nothing else is written. Needs a server.
+    #[test]
+    fn an_existing_filter_of_the_demos_name_is_refused_and_left_alone() {
+        let Some(url) = redis_url("penetration demo, filter name taken") else {
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = PenetrationConfig {
+            products: 50,
+            requests: 50,
+            prefix: format!("bloomlab-test:penetration-taken:{}", std::process::id()),
+            ..PenetrationConfig::default()
+        };
+        let name = format!("{}:filter", cfg.prefix);
+        let mut theirs = BitmapBloom::new(RedisConn::open(&url).unwrap(), &name).unwrap();
+        theirs.delete().unwrap();
+        theirs.try_init(10, 0.01).unwrap();
+        theirs.add(b"their item").unwrap();
+        let mut cache = RedisConn::open(&url).unwrap();
+        let e = run(
+            &mut cache,
+            RedisConn::open(&url).unwrap(),
+            &dir.path().join("db.sqlite"),
+            &cfg,
+            false,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("already exists"), "{e}");
+        theirs.reload().unwrap();
+        assert!(theirs.contains(b"their item").unwrap());
+        let keys: Vec<String> = cache
+            .query(redis::cmd("KEYS").arg(format!("*{}*", cfg.prefix)), "KEYS")
+            .unwrap();
+        assert_eq!(keys.len(), 2, "only their config and shard: {keys:?}");
+        theirs.delete().unwrap();
+    }
+
+    /// Against a real server (`BLOOMLAB_REDIS_URL`, see `.ci/redis-up.sh`); skipped without one.
+    #[test]
+    fn penetration_demo_keeps_missing_ids_away_from_the_database() {
+        let Some(url) = redis_url("penetration demo") else {
+            return;
         };
         let dir = tempfile::tempdir().unwrap();
         let cfg = PenetrationConfig {
