@@ -24,7 +24,7 @@
 //! | [`alloc_count`] | a counting global allocator (measured heap bytes) |
 //! | [`error`] | typed errors |
 //! | `experiment`, `plot` | (feature `experiments`) experiment specs, runners, CSV tables; charts as SVG and PNG |
-//! | `redis` | (feature `redis`) filters in Redis bitmaps and the RedisBloom module |
+//! | `redis` | (feature `redis`) filters in Redis bitmaps and the RedisBloom module (the cache-penetration demo built on them is the binary's `bloomlab redis penetration`) |
 //!
 //! # Architecture
 //!

@@ -782,54 +782,151 @@ mod live {
         g.delete().unwrap();
     }
 
+    /// `bloomlab redis penetration ARGS` with `TMPDIR` set to `tmp`; (exit status, stdout, stderr).
+    fn penetration_cli(args: &[&str], tmp: &std::path::Path) -> (Option<i32>, String, String) {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_bloomlab"))
+            .args(["redis", "penetration"])
+            .args(args)
+            .env("TMPDIR", tmp)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    }
+
+    fn product_names(path: &std::path::Path) -> Vec<String> {
+        let c = rusqlite::Connection::open(path).unwrap();
+        let mut st = c.prepare("SELECT name FROM products ORDER BY id").unwrap();
+        st.query_map([], |r| r.get(0))
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect()
+    }
+
+    /// The demo never deletes data it did not create: a user's database (a `products` table of
+    /// 5 rows, no `bloomlab_demo` marker) is refused before anything connects, with a one-line
+    /// error and exit status 2, and left as it was; `--overwrite` lets the demo run on it. No
+    /// server is needed up to the last step (a closed port on 127.0.0.1 stands for one).
     #[test]
-    fn penetration_demo_keeps_missing_ids_away_from_the_database() {
-        use bloomlab::redis::penetration::{self, PenetrationConfig};
-        let Some(url) = env("BLOOMLAB_REDIS_URL", "penetration demo") else {
+    fn cli_penetration_refuses_a_database_it_did_not_create() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("userdb.sqlite");
+        rusqlite::Connection::open(&db)
+            .unwrap()
+            .execute_batch(
+                "CREATE TABLE products (id INTEGER PRIMARY KEY, name TEXT NOT NULL, \
+                 price_cents INTEGER NOT NULL);
+                 INSERT INTO products VALUES (1, 'mine 1', 1), (2, 'mine 2', 2), \
+                 (3, 'mine 3', 3), (4, 'mine 4', 4), (5, 'mine 5', 5);",
+            )
+            .unwrap();
+        let before = std::fs::read(&db).unwrap();
+        let dbs = db.to_str().unwrap();
+        let out = dir.path().join("pen.csv");
+        let outs = out.to_str().unwrap();
+        let closed = ["--url", "redis://127.0.0.1:1", "--db", dbs, "--out", outs];
+        let (code, _, err) = penetration_cli(&closed, dir.path());
+        assert_eq!(code, Some(2), "{err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+        assert!(
+            err.contains("invalid db")
+                && err.contains("userdb.sqlite")
+                && err.contains("bloomlab_demo")
+                && err.contains("--overwrite")
+                && !err.contains("127.0.0.1:1")
+                && !err.contains("panicked"),
+            "refused before connecting: {err}"
+        );
+        assert_eq!(
+            std::fs::read(&db).unwrap(),
+            before,
+            "the database was changed"
+        );
+        assert_eq!(product_names(&db).len(), 5);
+        // With --overwrite the check passes and the demo goes on to connect (here: nothing
+        // listens); it writes nothing before it is connected.
+        let (code, _, err) = penetration_cli(&[&closed[..], &["--overwrite"]].concat(), dir.path());
+        assert_eq!(code, Some(2), "{err}");
+        assert!(
+            err.contains("127.0.0.1:1") && !err.contains("panicked"),
+            "{err}"
+        );
+        assert_eq!(product_names(&db).len(), 5);
+        let Some(url) = env(
+            "BLOOMLAB_REDIS_URL",
+            "bloomlab redis penetration --overwrite",
+        ) else {
             return;
         };
-        let dir = std::env::temp_dir().join(format!("bloomlab-pen-test-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let cfg = PenetrationConfig {
-            products: 2000,
-            requests: 6000,
-            missing_share: 0.5,
-            prefix: name("penetration"),
-            ..PenetrationConfig::default()
+        let run = [
+            "--url",
+            &url,
+            "--db",
+            dbs,
+            "--out",
+            outs,
+            "--products",
+            "300",
+            "--requests",
+            "600",
+            "--overwrite",
+        ];
+        let (code, stdout, err) = penetration_cli(&run, dir.path());
+        assert_eq!(code, Some(0), "{stdout}{err}");
+        let names = product_names(&db);
+        assert_eq!(names.len(), 300);
+        assert!(names.iter().all(|n| n.starts_with("product ")), "{names:?}");
+        assert!(std::fs::read_to_string(&out).unwrap().lines().count() == 3);
+        // Now the database is the demo's: a second run needs no --overwrite.
+        let (code, stdout, err) = penetration_cli(&run[..run.len() - 1], dir.path());
+        assert_eq!(code, Some(0), "{stdout}{err}");
+    }
+
+    /// Without `--db` the database lives in a private temporary directory that is gone
+    /// afterwards, whether the run fails (closed port on 127.0.0.1) or succeeds (with a server).
+    #[test]
+    fn cli_penetration_default_database_is_temporary() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("pen.csv");
+        let outs = out.to_str().unwrap();
+        let entries = || {
+            std::fs::read_dir(tmp.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().into_string().unwrap())
+                .filter(|n| n != "pen.csv")
+                .collect::<Vec<_>>()
         };
-        let mut cache = RedisConn::open(&url).unwrap();
-        let r = penetration::run(
-            &mut cache,
-            RedisConn::open(&url).unwrap(),
-            &dir.join("db.sqlite"),
-            &cfg,
-        )
-        .unwrap();
-        let w = penetration::workload(&cfg);
-        let missing = w.iter().filter(|r| !r.1).count() as u64;
-        let distinct_existing = w
-            .iter()
-            .filter(|r| r.1)
-            .map(|r| r.0)
-            .collect::<std::collections::HashSet<_>>()
-            .len() as u64;
-        // Without the filter every missing id (practically all distinct) and every first
-        // request of an existing id reaches the database.
-        assert_eq!(r.without.db_queries, missing + distinct_existing, "{r:?}");
-        assert_eq!(r.without.found, 6000 - missing);
-        // With it, only the filter's false positives (p = 0.1 %) of the missing ids do.
-        assert_eq!(r.with.filter_false_negatives, 0);
-        assert_eq!(r.with.found, 6000 - missing);
-        assert_eq!(
-            r.with.filter_rejects,
-            missing - r.with.filter_false_positives
+        let (code, _, err) =
+            penetration_cli(&["--url", "redis://127.0.0.1:1", "--out", outs], tmp.path());
+        assert_eq!(code, Some(2), "{err}");
+        assert!(err.contains("127.0.0.1:1"), "{err}");
+        assert_eq!(entries(), Vec::<String>::new(), "left behind");
+        let Some(url) = env(
+            "BLOOMLAB_REDIS_URL",
+            "bloomlab redis penetration (default db)",
+        ) else {
+            return;
+        };
+        let (code, stdout, err) = penetration_cli(
+            &[
+                "--url",
+                &url,
+                "--out",
+                outs,
+                "--products",
+                "200",
+                "--requests",
+                "400",
+            ],
+            tmp.path(),
         );
-        assert!(r.with.filter_false_positives < 15, "{r:?}");
-        assert_eq!(
-            r.with.db_queries,
-            distinct_existing + r.with.filter_false_positives
-        );
-        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(code, Some(0), "{stdout}{err}");
+        assert!(stdout.contains("private temporary directory"), "{stdout}");
+        assert_eq!(entries(), Vec::<String>::new(), "left behind");
     }
 
     #[test]

@@ -11,8 +11,9 @@
 //! `BITOP OR` for big batches), never k round trips per item. Failures are [`crate::Error::Redis`], naming the server,
 //! the key or the module.
 //!
-//! [`penetration`] runs the articles' cache-penetration guard (filter → cache → database) against
-//! a SQLite database.
+//! The articles' cache-penetration guard (filter → cache → database) is an application of these
+//! types, not part of the library: the binary's `bloomlab redis penetration` runs it against a
+//! SQLite database (`src/bin/bloomlab/cli/penetration/`).
 //!
 //! Tests against a real server run when `BLOOMLAB_REDIS_URL` is set (see `.ci/redis-up.sh`).
 
@@ -20,7 +21,6 @@ pub mod bitmap;
 pub mod conn;
 pub mod layout;
 pub mod module;
-pub mod penetration;
 
 pub use bitmap::{BitmapBloom, BitmapConfig, BitmapInfo, BitmapOptions, Transport};
 pub use conn::RedisConn;

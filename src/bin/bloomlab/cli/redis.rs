@@ -2,17 +2,44 @@
 //!
 //! - `compare`: our client-hashed bitmap filter (each transport) against RedisBloom's `BF.*`
 //!   and `CF.*` on the same keys: adds/s, queries/s, measured FPR, server memory.
-//! - `penetration`: the articles' cache-penetration guard with SQLite behind Redis.
+//! - `penetration`: the articles' cache-penetration guard with SQLite behind Redis (an
+//!   application of the library: [`super::penetration`]).
+//!
+//! The count flags of `compare` have upper bounds, checked while the flags are parsed (exit
+//! status 2), so no run starts that cannot finish: `--n` and `--queries` 1 to [`MAX_ITEMS`]
+//! (10^9), `--batch` 1 to [`MAX_BATCH`] (100,000). Keys are generated chunk by chunk
+//! ([`CHUNK_ITEMS`] at a time), so the client's memory does not grow with n.
 
-use super::{parse_n, parse_p};
+use super::{parse_count_in, parse_p, write_csv};
 use bloomlab::redis::module::{BfFilter, CfFilter};
-use bloomlab::redis::penetration::{self, PenetrationConfig};
 use bloomlab::redis::{BitmapBloom, RedisConn, Transport};
 use bloomlab::workload::{KeyGen, KeyKind};
 use bloomlab::{Error, Param, Result, stats, theory};
 use indicatif::{ProgressBar, ProgressStyle};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
+
+/// Most items (`--n`) and most absent-key queries (`--queries`) of `compare`: 10^9. Each item
+/// is one bit-operation group on the server per transport and filter, so a run of this size
+/// takes hours on loopback already.
+pub const MAX_ITEMS: u64 = 1_000_000_000;
+/// Most items per round trip (`--batch`): 100,000 items are 700,000 bit operations at k = 7,
+/// one command of some megabytes, well inside Redis' request limits.
+pub const MAX_BATCH: u64 = 100_000;
+/// Keys generated (and progress shown) per step: memory stays near this many keys whatever n.
+pub const CHUNK_ITEMS: usize = 100_000;
+
+fn parse_items(s: &str) -> std::result::Result<u64, String> {
+    parse_count_in(s, Param::N, 1..=MAX_ITEMS)
+}
+
+fn parse_queries(s: &str) -> std::result::Result<u64, String> {
+    parse_count_in(s, Param::Queries, 1..=MAX_ITEMS)
+}
+
+fn parse_batch(s: &str) -> std::result::Result<usize, String> {
+    parse_count_in(s, Param::Other("batch"), 1..=MAX_BATCH).map(|b| b as usize)
+}
 
 /// Arguments of `bloomlab redis`.
 #[derive(Debug, clap::Args)]
@@ -26,7 +53,7 @@ enum Sub {
     /// Our bitmap filter vs RedisBloom (BF.* and CF.*) on the same keys.
     Compare(CompareArgs),
     /// Cache-penetration demo: filter → Redis cache → SQLite, with and without the filter.
-    Penetration(PenetrationArgs),
+    Penetration(super::penetration::Args),
 }
 
 /// Arguments of `bloomlab redis compare`.
@@ -35,17 +62,17 @@ pub struct CompareArgs {
     /// Redis URL (comma-separated seed URLs for a cluster).
     #[arg(long)]
     url: String,
-    /// Items to insert.
-    #[arg(long, default_value_t = 1_000_000, value_parser = parse_n)]
+    /// Items to insert (1 to 1,000,000,000).
+    #[arg(long, default_value_t = 1_000_000, value_parser = parse_items)]
     n: u64,
     /// Target false-positive rate (0.01, 1%, 1/100).
     #[arg(long, default_value = "0.01", value_parser = parse_p)]
     p: f64,
-    /// Absent keys to query (default: n).
-    #[arg(long, value_parser = parse_n)]
+    /// Absent keys to query, 1 to 1,000,000,000 (default: n).
+    #[arg(long, value_parser = parse_queries)]
     queries: Option<u64>,
-    /// Items per round trip.
-    #[arg(long, default_value_t = 1000)]
+    /// Items per round trip (1 to 100,000).
+    #[arg(long, default_value_t = 1000, value_parser = parse_batch)]
     batch: usize,
     /// Transports of our filter to run: all, pipeline, lua, bitfield.
     #[arg(long, default_value = "all")]
@@ -64,41 +91,6 @@ pub struct CompareArgs {
     out: PathBuf,
 }
 
-/// Arguments of `bloomlab redis penetration`.
-#[derive(Debug, clap::Args)]
-pub struct PenetrationArgs {
-    /// Redis URL (comma-separated seed URLs for a cluster).
-    #[arg(long)]
-    url: String,
-    /// Products in the database.
-    #[arg(long, default_value_t = 100_000, value_parser = parse_n)]
-    products: u64,
-    /// Requests per mode.
-    #[arg(long, default_value_t = 100_000, value_parser = parse_n)]
-    requests: u64,
-    /// Share of requests for ids that do not exist.
-    #[arg(long, default_value_t = 0.5)]
-    missing_share: f64,
-    /// Draw missing ids from a pool of this many (default: practically never repeated).
-    #[arg(long, value_parser = parse_n)]
-    missing_pool: Option<u64>,
-    /// Filter false-positive rate.
-    #[arg(long, default_value = "0.001", value_parser = parse_p)]
-    p: f64,
-    /// TTL of cached null results, seconds.
-    #[arg(long, default_value_t = 30)]
-    null_ttl: u64,
-    /// SQLite database file (created and filled when needed).
-    #[arg(long)]
-    db: Option<PathBuf>,
-    /// Workload seed.
-    #[arg(long, default_value_t = 42)]
-    seed: u64,
-    /// CSV output.
-    #[arg(long, default_value = "results/redis/penetration.csv")]
-    out: PathBuf,
-}
-
 /// Run `bloomlab redis …`.
 ///
 /// # Errors
@@ -106,7 +98,7 @@ pub struct PenetrationArgs {
 pub fn run(a: &Args) -> Result<()> {
     match &a.cmd {
         Sub::Compare(c) => compare(c),
-        Sub::Penetration(p) => penetration(p),
+        Sub::Penetration(p) => super::penetration::run(p),
     }
 }
 
@@ -143,36 +135,70 @@ fn bar(len: u64, what: &str) -> ProgressBar {
     pb
 }
 
-/// Run `op` over `items` in chunks of `batch`, with a progress bar; returns the answers and the
-/// seconds spent.
-fn timed<F>(items: &[Vec<u8>], batch: usize, what: &str, mut op: F) -> Result<(Vec<bool>, f64)>
+/// Keys per step for batches of `batch`: whole batches, about [`CHUNK_ITEMS`] keys.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] if the product overflows (it cannot for `batch <= MAX_BATCH`).
+fn chunk_items(batch: usize) -> Result<usize> {
+    let batches = (CHUNK_ITEMS / batch.max(1)).max(1);
+    batch
+        .checked_mul(batches)
+        .ok_or_else(|| Error::invalid(Param::Other("batch"), batch, "at most 100,000"))
+}
+
+/// One timed pass: items sent, how many were answered "yes", seconds spent in the operation.
+struct Pass {
+    items: u64,
+    yes: u64,
+    secs: f64,
+}
+
+/// Run `op` over the keys `key(0)`, …, `key(count - 1)`, generated `chunk` at a time (so memory
+/// does not grow with `count`), with a progress bar; only `op` is timed. `op` answers how many
+/// of its keys got "yes".
+fn timed<K, F>(count: u64, chunk: usize, what: &str, key: K, mut op: F) -> Result<Pass>
 where
-    F: FnMut(&[Vec<u8>]) -> Result<Vec<bool>>,
+    K: Fn(u64) -> Vec<u8>,
+    F: FnMut(&[Vec<u8>]) -> Result<u64>,
 {
-    let pb = bar(items.len() as u64, what);
-    let mut out = Vec::with_capacity(items.len());
-    let t = Instant::now();
-    // Progress in steps of ~100 batches (so the bar costs nothing measurable).
-    for chunk in items.chunks(batch * 100) {
-        out.extend(op(chunk)?);
-        pb.inc(chunk.len() as u64);
+    let pb = bar(count, what);
+    let mut pass = Pass {
+        items: count,
+        yes: 0,
+        secs: 0.0,
+    };
+    let mut keys = Vec::with_capacity(chunk);
+    let mut start = 0u64;
+    while start < count {
+        let end = start.saturating_add(chunk as u64).min(count);
+        keys.clear();
+        keys.extend((start..end).map(&key));
+        let t = Instant::now();
+        pass.yes += op(&keys)?;
+        pass.secs += t.elapsed().as_secs_f64();
+        pb.inc(end - start);
+        start = end;
     }
-    let secs = t.elapsed().as_secs_f64();
     pb.finish_and_clear();
-    Ok((out, secs))
+    Ok(pass)
+}
+
+/// How many answers are `true`.
+fn yes(answers: &[bool]) -> u64 {
+    answers.iter().filter(|&&b| b).count() as u64
 }
 
 struct Measured {
-    adds_s: f64,
-    hits: (Vec<bool>, f64),
-    misses: (Vec<bool>, f64),
+    adds: Pass,
+    hits: Pass,
+    misses: Pass,
     memory: u64,
     round_trips: u64,
 }
 
 fn row(name: &str, transport: &str, a: &CompareArgs, m: &Measured) -> Row {
-    let fp = m.misses.0.iter().filter(|&&b| b).count() as u64;
-    let q = m.misses.0.len() as u64;
+    let fp = m.misses.yes;
+    let q = m.misses.items;
     let (lo, hi) = stats::wilson(fp, q, 1.96);
     Row {
         filter: name.into(),
@@ -180,15 +206,15 @@ fn row(name: &str, transport: &str, a: &CompareArgs, m: &Measured) -> Row {
         n: a.n,
         p: a.p,
         batch: a.batch,
-        adds_per_s: a.n as f64 / m.adds_s,
-        hit_queries_per_s: m.hits.0.len() as f64 / m.hits.1,
-        miss_queries_per_s: q as f64 / m.misses.1,
+        adds_per_s: m.adds.items as f64 / m.adds.secs,
+        hit_queries_per_s: m.hits.items as f64 / m.hits.secs,
+        miss_queries_per_s: q as f64 / m.misses.secs,
         queries: q,
         false_positives: fp,
         fpr: fp as f64 / q as f64,
         fpr_lo: lo,
         fpr_hi: hi,
-        false_negatives: m.hits.0.iter().filter(|&&b| !b).count() as u64,
+        false_negatives: m.hits.items - m.hits.yes,
         memory_bytes: m.memory,
         bits_per_key: m.memory as f64 * 8.0 / a.n as f64,
         round_trips: m.round_trips,
@@ -198,9 +224,7 @@ fn row(name: &str, transport: &str, a: &CompareArgs, m: &Measured) -> Row {
 fn compare(a: &CompareArgs) -> Result<()> {
     theory::check_n(a.n)?;
     KeyGen::check_n(a.n)?;
-    if a.batch == 0 {
-        return Err(Error::invalid(Param::Other("batch"), 0, "at least 1"));
-    }
+    let chunk = chunk_items(a.batch)?;
     let kind: KeyKind = a.keys.parse()?;
     let transports: Vec<Transport> = if a.transport.eq_ignore_ascii_case("all") {
         Transport::ALL.to_vec()
@@ -212,10 +236,10 @@ fn compare(a: &CompareArgs) -> Result<()> {
     };
     let q = a.queries.unwrap_or(a.n);
     let g = KeyGen::new(kind, a.seed);
-    let present: Vec<Vec<u8>> = (0..a.n).map(|i| g.present_key(i)).collect();
-    let absent: Vec<Vec<u8>> = (0..q).map(|j| g.absent_key(j)).collect();
+    let present = |i| g.present_key(i);
+    let absent = |j| g.absent_key(j);
     // Hit queries on (up to) the first q present keys.
-    let hits_n = q.min(a.n) as usize;
+    let hits_n = q.min(a.n);
     let mut rows = Vec::new();
     let prefix = format!("bloomlab:compare:{}", std::process::id());
 
@@ -226,18 +250,19 @@ fn compare(a: &CompareArgs) -> Result<()> {
         f.set_transport(*t);
         f.set_batch(a.batch);
         let r0 = f.conn().round_trips();
-        let (_, adds_s) = timed(&present, a.batch, &format!("bitmap/{t} add"), |c| {
-            f.add_many(c).map(|_| Vec::new())
+        let adds = timed(a.n, chunk, &format!("bitmap/{t} add"), present, |c| {
+            f.add_many(c).map(|_| 0)
         })?;
         let round_trips = f.conn().round_trips() - r0;
         let hits = timed(
-            &present[..hits_n],
-            a.batch,
+            hits_n,
+            chunk,
             &format!("bitmap/{t} query hit"),
-            |c| f.contains_many(c),
+            present,
+            |c| f.contains_many(c).map(|v| yes(&v)),
         )?;
-        let misses = timed(&absent, a.batch, &format!("bitmap/{t} query miss"), |c| {
-            f.contains_many(c)
+        let misses = timed(q, chunk, &format!("bitmap/{t} query miss"), absent, |c| {
+            f.contains_many(c).map(|v| yes(&v))
         })?;
         let memory = f.info()?.memory_bytes;
         f.delete()?;
@@ -246,7 +271,7 @@ fn compare(a: &CompareArgs) -> Result<()> {
             t.name(),
             a,
             &Measured {
-                adds_s,
+                adds,
                 hits,
                 misses,
                 memory,
@@ -265,18 +290,15 @@ fn compare(a: &CompareArgs) -> Result<()> {
             let mut bf = BfFilter::reserve(c, &key, a.p, a.n, nonscaling)?;
             bf.set_batch(a.batch);
             let r0 = bf.conn().round_trips();
-            let (_, adds_s) = timed(&present, a.batch, "redisbloom BF.MADD", |c| {
-                bf.add_many(c).map(|_| Vec::new())
+            let adds = timed(a.n, chunk, "redisbloom BF.MADD", present, |c| {
+                bf.add_many(c).map(|_| 0)
             })?;
             let round_trips = bf.conn().round_trips() - r0;
-            let hits = timed(
-                &present[..hits_n],
-                a.batch,
-                "redisbloom BF.MEXISTS hit",
-                |c| bf.contains_many(c),
-            )?;
-            let misses = timed(&absent, a.batch, "redisbloom BF.MEXISTS miss", |c| {
-                bf.contains_many(c)
+            let hits = timed(hits_n, chunk, "redisbloom BF.MEXISTS hit", present, |c| {
+                bf.contains_many(c).map(|v| yes(&v))
+            })?;
+            let misses = timed(q, chunk, "redisbloom BF.MEXISTS miss", absent, |c| {
+                bf.contains_many(c).map(|v| yes(&v))
             })?;
             let memory = bf.memory()?;
             let info = bf.info()?;
@@ -290,7 +312,7 @@ fn compare(a: &CompareArgs) -> Result<()> {
                 "BF.MADD/BF.MEXISTS",
                 a,
                 &Measured {
-                    adds_s,
+                    adds,
                     hits,
                     misses,
                     memory,
@@ -315,18 +337,15 @@ fn compare(a: &CompareArgs) -> Result<()> {
         let mut cf = CfFilter::reserve(c, &key, a.n)?;
         cf.set_batch(a.batch);
         let r0 = cf.conn().round_trips();
-        let (_, adds_s) = timed(&present, a.batch, "redisbloom CF.ADD", |c| {
-            cf.add_many(c).map(|_| Vec::new())
+        let adds = timed(a.n, chunk, "redisbloom CF.ADD", present, |c| {
+            cf.add_many(c).map(|_| 0)
         })?;
         let round_trips = cf.conn().round_trips() - r0;
-        let hits = timed(
-            &present[..hits_n],
-            a.batch,
-            "redisbloom CF.MEXISTS hit",
-            |c| cf.contains_many(c),
-        )?;
-        let misses = timed(&absent, a.batch, "redisbloom CF.MEXISTS miss", |c| {
-            cf.contains_many(c)
+        let hits = timed(hits_n, chunk, "redisbloom CF.MEXISTS hit", present, |c| {
+            cf.contains_many(c).map(|v| yes(&v))
+        })?;
+        let misses = timed(q, chunk, "redisbloom CF.MEXISTS miss", absent, |c| {
+            cf.contains_many(c).map(|v| yes(&v))
         })?;
         let memory = cf.memory()?;
         cf.delete()?;
@@ -335,7 +354,7 @@ fn compare(a: &CompareArgs) -> Result<()> {
             "CF.ADD(pipelined)/CF.MEXISTS",
             a,
             &Measured {
-                adds_s,
+                adds,
                 hits,
                 misses,
                 memory,
@@ -402,141 +421,4 @@ fn print_compare(a: &CompareArgs, rows: &[Row]) {
             );
         }
     }
-}
-
-fn write_csv<T: serde::Serialize>(path: &Path, rows: &[T]) -> Result<()> {
-    let io = |e: &dyn std::fmt::Display| Error::Io {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    };
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| io(&e))?;
-    }
-    let mut w = csv::Writer::from_path(path).map_err(|e| io(&e))?;
-    for r in rows {
-        w.serialize(r).map_err(|e| io(&e))?;
-    }
-    w.flush().map_err(|e| io(&e))?;
-    Ok(())
-}
-
-/// One row of `penetration.csv`.
-#[derive(Debug, serde::Serialize)]
-struct PenRow {
-    mode: &'static str,
-    products: u64,
-    requests: u64,
-    missing_share: f64,
-    filter_p: f64,
-    found: u64,
-    db_queries: u64,
-    cache_hits: u64,
-    null_hits: u64,
-    filter_rejects: u64,
-    filter_false_positives: u64,
-    filter_false_negatives: u64,
-    p50_us: f64,
-    p90_us: f64,
-    p99_us: f64,
-    max_us: f64,
-    mean_us: f64,
-}
-
-fn penetration(a: &PenetrationArgs) -> Result<()> {
-    let cfg = PenetrationConfig {
-        products: a.products,
-        requests: a.requests,
-        missing_share: a.missing_share,
-        missing_pool: a.missing_pool,
-        p: a.p,
-        null_ttl_secs: a.null_ttl,
-        seed: a.seed,
-        ..PenetrationConfig::default()
-    };
-    cfg.check()?;
-    let db =
-        a.db.clone()
-            .unwrap_or_else(|| std::env::temp_dir().join("bloomlab-penetration.sqlite"));
-    let mut cache = RedisConn::open(&a.url)?;
-    let filter_conn = RedisConn::open(&a.url)?;
-    let pb = ProgressBar::new_spinner();
-    pb.set_message("playing the workload without, then with the filter");
-    pb.enable_steady_tick(std::time::Duration::from_millis(200));
-    let r = penetration::run(&mut cache, filter_conn, &db, &cfg);
-    pb.finish_and_clear();
-    let r = r?;
-    println!(
-        "{} products in {} (SQLite), {} requests per mode, {:.0}% for missing ids{}; filter m = {}, k = {}, p = {}, built from the database in {:.2} s",
-        a.products,
-        db.display(),
-        a.requests,
-        a.missing_share * 100.0,
-        a.missing_pool
-            .map_or(String::new(), |k| format!(" (from a pool of {k})")),
-        r.filter_m,
-        r.filter_k,
-        a.p,
-        r.filter_build_secs
-    );
-    println!(
-        "{:<10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>8} {:>4} {:>9} {:>9} {:>9} {:>9}",
-        "mode",
-        "db queries",
-        "cache hits",
-        "null hits",
-        "rejected",
-        "found",
-        "FP",
-        "FN",
-        "p50 µs",
-        "p90 µs",
-        "p99 µs",
-        "mean µs"
-    );
-    let mut rows = Vec::new();
-    for m in [&r.without, &r.with] {
-        println!(
-            "{:<10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>8} {:>4} {:>9.1} {:>9.1} {:>9.1} {:>9.1}",
-            m.mode,
-            m.db_queries,
-            m.cache_hits,
-            m.null_hits,
-            m.filter_rejects,
-            m.found,
-            m.filter_false_positives,
-            m.filter_false_negatives,
-            m.latency_us[0],
-            m.latency_us[1],
-            m.latency_us[2],
-            m.mean_us
-        );
-        rows.push(PenRow {
-            mode: m.mode,
-            products: a.products,
-            requests: a.requests,
-            missing_share: a.missing_share,
-            filter_p: a.p,
-            found: m.found,
-            db_queries: m.db_queries,
-            cache_hits: m.cache_hits,
-            null_hits: m.null_hits,
-            filter_rejects: m.filter_rejects,
-            filter_false_positives: m.filter_false_positives,
-            filter_false_negatives: m.filter_false_negatives,
-            p50_us: m.latency_us[0],
-            p90_us: m.latency_us[1],
-            p99_us: m.latency_us[2],
-            max_us: m.latency_us[3],
-            mean_us: m.mean_us,
-        });
-    }
-    let avoided = r.without.db_queries.saturating_sub(r.with.db_queries);
-    println!(
-        "database queries avoided by the filter: {avoided} of {} ({:.1}%)",
-        r.without.db_queries,
-        100.0 * avoided as f64 / r.without.db_queries.max(1) as f64
-    );
-    write_csv(&a.out, &rows)?;
-    println!("wrote {}", a.out.display());
-    Ok(())
 }

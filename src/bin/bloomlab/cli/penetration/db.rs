@@ -1,0 +1,350 @@
+//! The demo's product database (a SQLite file), and the rule that keeps the demo away from data
+//! it did not create.
+//!
+//! Every database the demo creates gets a marker: a table [`MARKER_TABLE`] holding the row
+//! `created_by = bloomlab redis penetration`. The demo fills (and refills) the `products` table
+//! only of a database that is new or carries the marker; an existing file without it is refused
+//! ([`check`]) unless the caller says `overwrite`, and then only the `products` table is replaced
+//! (other tables are left alone) and the marker added.
+
+use bloomlab::hash::mix64;
+use bloomlab::{Error, Param, Result};
+use rusqlite::{Connection, OpenFlags};
+use std::path::Path;
+
+/// The table that marks a database as the demo's.
+pub const MARKER_TABLE: &str = "bloomlab_demo";
+const MARKER_KEY: &str = "created_by";
+const MARKER_VALUE: &str = "bloomlab redis penetration";
+
+/// What is at a database path, found without changing anything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Found {
+    /// Nothing: the demo creates the file.
+    New,
+    /// A database the demo created (it carries the marker).
+    Ours,
+    /// An existing file without the marker (someone else's data, or an empty file).
+    Foreign,
+}
+
+fn db_err(path: &str, e: &rusqlite::Error) -> Error {
+    Error::Io {
+        path: path.to_string(),
+        message: format!("sqlite: {e}"),
+    }
+}
+
+/// Look at `path` read-only: is it free, the demo's, or someone else's?
+///
+/// # Errors
+/// [`Error::Io`] when the path cannot be read, or is not a SQLite database.
+pub fn inspect(path: &Path) -> Result<Found> {
+    let p = path.display().to_string();
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Found::New),
+        Err(e) => {
+            return Err(Error::Io {
+                path: p,
+                message: e.to_string(),
+            });
+        }
+        Ok(_) => {}
+    }
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(|e| db_err(&p, &e))?;
+    let has_table: i64 = conn
+        .query_row(
+            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
+            [MARKER_TABLE],
+            |r| r.get(0),
+        )
+        .map_err(|e| db_err(&p, &e))?;
+    if has_table == 0 {
+        return Ok(Found::Foreign);
+    }
+    let marked: i64 = conn
+        .query_row(
+            &format!("SELECT COUNT(*) FROM {MARKER_TABLE} WHERE key = ?1 AND value = ?2"),
+            [MARKER_KEY, MARKER_VALUE],
+            |r| r.get(0),
+        )
+        .unwrap_or(0);
+    Ok(if marked > 0 {
+        Found::Ours
+    } else {
+        Found::Foreign
+    })
+}
+
+/// Refuse a database the demo did not create unless `overwrite` is given; answers what is there.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] naming `db` (exit status 2 on the command line); as [`inspect`].
+pub fn check(path: &Path, overwrite: bool) -> Result<Found> {
+    let found = inspect(path)?;
+    if found == Found::Foreign && !overwrite {
+        return Err(Error::invalid(
+            Param::Other("db"),
+            format!(
+                "{} exists and was not created by this demo (it has no {MARKER_TABLE} table), \
+                 so its products table is left alone",
+                path.display()
+            ),
+            "a path that does not exist yet, a database the demo created, or --overwrite to \
+             let the demo replace the products table",
+        ));
+    }
+    Ok(found)
+}
+
+/// The product database.
+#[derive(Debug)]
+pub struct ProductDb {
+    conn: Connection,
+    path: String,
+    queries: u64,
+}
+
+impl ProductDb {
+    /// Open `path` so that it holds exactly `products` products: create it (with the marker), or
+    /// refill the demo's own database; a database the demo did not create is refused unless
+    /// `overwrite` ([`check`]), and then its `products` table is replaced.
+    ///
+    /// # Errors
+    /// As [`check`]; [`Error::Io`] naming the file.
+    pub fn open(path: &Path, products: u64, overwrite: bool) -> Result<Self> {
+        let found = check(path, overwrite)?;
+        let p = path.display().to_string();
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_CREATE
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(|e| db_err(&p, &e))?;
+        let replace = if found == Found::Foreign {
+            "DROP TABLE IF EXISTS products;"
+        } else {
+            ""
+        };
+        conn.execute_batch(&format!(
+            "BEGIN;
+             CREATE TABLE IF NOT EXISTS {MARKER_TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+             INSERT OR REPLACE INTO {MARKER_TABLE} (key, value) VALUES ('{MARKER_KEY}', '{MARKER_VALUE}');
+             {replace}
+             CREATE TABLE IF NOT EXISTS products (
+                 id INTEGER PRIMARY KEY, name TEXT NOT NULL, price_cents INTEGER NOT NULL);
+             COMMIT;"
+        ))
+        .map_err(|e| db_err(&p, &e))?;
+        let (count, max): (i64, i64) = conn
+            .query_row(
+                "SELECT COUNT(*), COALESCE(MAX(id), 0) FROM products",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .map_err(|e| db_err(&p, &e))?;
+        let want = i64::try_from(products)
+            .map_err(|_| Error::invalid(Param::Other("products"), products, "at most 2^63 - 1"))?;
+        if count != want || max != want {
+            conn.execute_batch("BEGIN; DELETE FROM products;")
+                .map_err(|e| db_err(&p, &e))?;
+            {
+                let mut st = conn
+                    .prepare("INSERT INTO products (id, name, price_cents) VALUES (?1, ?2, ?3)")
+                    .map_err(|e| db_err(&p, &e))?;
+                for id in 1..=want {
+                    st.execute(rusqlite::params![
+                        id,
+                        format!("product {id}"),
+                        (mix64(id as u64) % 100_000) as i64
+                    ])
+                    .map_err(|e| db_err(&p, &e))?;
+                }
+            }
+            conn.execute_batch("COMMIT;").map_err(|e| db_err(&p, &e))?;
+        }
+        Ok(Self {
+            conn,
+            path: p,
+            queries: 0,
+        })
+    }
+
+    /// `SELECT` one product; counts a database query.
+    ///
+    /// # Errors
+    /// [`Error::Io`].
+    pub fn lookup(&mut self, id: u64) -> Result<Option<String>> {
+        self.queries += 1;
+        let Ok(id) = i64::try_from(id) else {
+            return Ok(None); // above every id SQLite can hold
+        };
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT name, price_cents FROM products WHERE id = ?1")
+            .map_err(|e| db_err(&self.path, &e))?;
+        let mut rows = st.query([id]).map_err(|e| db_err(&self.path, &e))?;
+        match rows.next().map_err(|e| db_err(&self.path, &e))? {
+            Some(r) => {
+                let name: String = r.get(0).map_err(|e| db_err(&self.path, &e))?;
+                let price: i64 = r.get(1).map_err(|e| db_err(&self.path, &e))?;
+                Ok(Some(format!("{name}|{price}")))
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// Every product id, ascending (for building the filter from the database).
+    ///
+    /// # Errors
+    /// [`Error::Io`].
+    pub fn ids(&self) -> Result<Vec<u64>> {
+        let mut st = self
+            .conn
+            .prepare("SELECT id FROM products ORDER BY id")
+            .map_err(|e| db_err(&self.path, &e))?;
+        let ids = st
+            .query_map([], |r| r.get::<_, i64>(0))
+            .map_err(|e| db_err(&self.path, &e))?
+            .map(|r| r.map(|v| v as u64).map_err(|e| db_err(&self.path, &e)))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(ids)
+    }
+
+    /// Queries made so far.
+    #[must_use]
+    pub fn queries(&self) -> u64 {
+        self.queries
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A database somebody else made: a `products` table with 5 rows of their own, no marker.
+    pub(crate) fn foreign_db(path: &Path) {
+        let c = Connection::open(path).unwrap();
+        c.execute_batch(
+            "CREATE TABLE products (id INTEGER PRIMARY KEY, name TEXT NOT NULL, \
+             price_cents INTEGER NOT NULL);
+             INSERT INTO products VALUES (1, 'mine 1', 1), (2, 'mine 2', 2), (3, 'mine 3', 3),
+                 (4, 'mine 4', 4), (5, 'mine 5', 5);
+             CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT);
+             INSERT INTO customers VALUES (1, 'ana');",
+        )
+        .unwrap();
+    }
+
+    pub(crate) fn rows(path: &Path, table: &str) -> Vec<(i64, String)> {
+        let c = Connection::open(path).unwrap();
+        let mut st = c
+            .prepare(&format!("SELECT id, name FROM {table} ORDER BY id"))
+            .unwrap();
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn sqlite_database_holds_the_products() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.sqlite");
+        assert_eq!(inspect(&path).unwrap(), Found::New);
+        let mut db = ProductDb::open(&path, 50, false).unwrap();
+        assert!(db.lookup(50).unwrap().unwrap().starts_with("product 50|"));
+        assert_eq!(db.lookup(51).unwrap(), None);
+        assert_eq!(db.lookup(u64::MAX).unwrap(), None);
+        assert_eq!(db.queries(), 3);
+        assert_eq!(db.ids().unwrap().len(), 50);
+        drop(db);
+        // The demo's own database carries the marker; reopening with another size refills it.
+        assert_eq!(inspect(&path).unwrap(), Found::Ours);
+        let db = ProductDb::open(&path, 20, false).unwrap();
+        assert_eq!(db.ids().unwrap(), (1..=20).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_database_the_demo_did_not_create_is_refused_and_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("userdb.sqlite");
+        foreign_db(&path);
+        let before = std::fs::read(&path).unwrap();
+        assert_eq!(inspect(&path).unwrap(), Found::Foreign);
+        let e = ProductDb::open(&path, 100, false).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::InvalidParameter {
+                    param: Param::Other("db"),
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        let msg = e.to_string();
+        assert!(
+            msg.contains("userdb.sqlite")
+                && msg.contains(MARKER_TABLE)
+                && msg.contains("--overwrite")
+                && !msg.contains('\n'),
+            "{msg}"
+        );
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            before,
+            "the file was changed"
+        );
+        assert_eq!(rows(&path, "products").len(), 5);
+        // An empty file is an existing file too: refused.
+        let empty = dir.path().join("empty.sqlite");
+        std::fs::write(&empty, b"").unwrap();
+        assert!(check(&empty, false).is_err());
+        assert_eq!(std::fs::read(&empty).unwrap(), b"");
+    }
+
+    #[test]
+    fn overwrite_replaces_only_the_products_table_and_marks_the_database() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("userdb.sqlite");
+        foreign_db(&path);
+        let db = ProductDb::open(&path, 8, true).unwrap();
+        assert_eq!(db.ids().unwrap(), (1..=8).collect::<Vec<_>>());
+        drop(db);
+        assert!(
+            rows(&path, "products")
+                .iter()
+                .all(|r| r.1.starts_with("product "))
+        );
+        assert_eq!(rows(&path, "customers"), vec![(1, "ana".to_string())]);
+        assert_eq!(inspect(&path).unwrap(), Found::Ours);
+        // A marker table without the marker row does not count.
+        let other = dir.path().join("other.sqlite");
+        Connection::open(&other)
+            .unwrap()
+            .execute_batch(&format!(
+                "CREATE TABLE {MARKER_TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+            ))
+            .unwrap();
+        assert_eq!(inspect(&other).unwrap(), Found::Foreign);
+    }
+
+    #[test]
+    fn a_file_that_is_not_a_database_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("notes.txt");
+        std::fs::write(&path, "my notes, not a database\n".repeat(100)).unwrap();
+        let e = check(&path, true).unwrap_err();
+        assert!(matches!(e, Error::Io { .. }), "{e:?}");
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "my notes, not a database\n".repeat(100)
+        );
+    }
+}

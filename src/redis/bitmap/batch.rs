@@ -1,0 +1,358 @@
+//! The batch pipeline: one round trip of bit operations for a batch of items. [`plan`] turns the
+//! items into `(shard, offset, item)` operations grouped by shard; [`Batch::run`] sends them by
+//! the chosen [`Transport`] (per bit by `SETBIT`/`GETBIT`, `BITFIELD` or a Lua script, or
+//! word-parallel by the bulk path) and folds the replies into one answer per item. A server
+//! error that is WRONGTYPE on a shard is turned into one that names the key.
+
+use super::config::{Loaded, delta_key, shard_key};
+use super::transport::Transport;
+use crate::error::{Error, Result};
+use crate::hash::IndexStrategy;
+use crate::redis::conn::RedisConn;
+use redis::{Cmd, Value};
+
+const ADD_OR_QUERY: &str = r"
+-- KEYS: shard keys. ARGV[1]: 'a' (SETBIT, answer old bits) or 'q' (GETBIT).
+-- ARGV[i+1]: offsets in KEYS[i], each a 4-byte big-endian unsigned integer.
+local set = ARGV[1] == 'a'
+local out = {}
+local n = 0
+for i = 1, #KEYS do
+  local key = KEYS[i]
+  local s = ARGV[i + 1]
+  for p = 1, #s, 4 do
+    local a, b, c, d = string.byte(s, p, p + 3)
+    local off = ((a * 256 + b) * 256 + c) * 256 + d
+    local v
+    if set then v = redis.call('SETBIT', key, off, 1) else v = redis.call('GETBIT', key, off) end
+    n = n + 1
+    out[n] = v
+  end
+end
+return table.concat(out)
+";
+
+const BULK_OR: &str = r"
+-- KEYS[1]: scratch key; KEYS[i+1]: a shard; ARGV[i]: the batch's bits for KEYS[i+1] (Redis
+-- bit order). OR each delta into its shard; atomic, so concurrent writers lose nothing.
+for i = 2, #KEYS do
+  redis.call('SET', KEYS[1], ARGV[i - 1])
+  redis.call('BITOP', 'OR', KEYS[i], KEYS[i], KEYS[1])
+end
+redis.call('DEL', KEYS[1])
+return redis.status_reply('OK')
+";
+
+/// The Lua script of the per-bit [`Transport::Lua`] path (kept by the filter, so its SHA is
+/// computed once).
+#[must_use]
+pub(super) fn add_or_query_script() -> redis::Script {
+    redis::Script::new(ADD_OR_QUERY)
+}
+
+/// One bit operation: `(shard, offset in the shard, index of the item in the batch)`.
+type Op = (u64, u32, u32);
+
+/// The operations on one shard: `(shard, start, end)`, a range of [`Plan::ops`].
+type Group = (u64, usize, usize);
+
+/// A batch's bit operations, grouped by shard.
+#[derive(Debug)]
+pub(super) struct Plan {
+    /// Every position of every item, sorted by shard (stable: item order kept within a shard).
+    ops: Vec<Op>,
+    /// The shard runs of `ops`.
+    groups: Vec<Group>,
+    /// Items in the batch.
+    items: usize,
+}
+
+/// The plan for `items` (at most 2^32 of them: the item index travels as a `u32`).
+#[must_use]
+pub(super) fn plan(l: &Loaded, items: &[&[u8]]) -> Plan {
+    let (k, m) = (l.cfg.k, l.cfg.m);
+    let mut ops: Vec<Op> = Vec::with_capacity(items.len().saturating_mul(k as usize));
+    for (j, item) in items.iter().enumerate() {
+        l.strategy.for_each_index(&l.hasher, item, k, m, |i| {
+            let (s, o) = l.layout.locate(i);
+            // o < shard_bits <= 2^32; j < 2^32 (the filter caps its batch size).
+            ops.push((s, o as u32, j as u32));
+            true
+        });
+    }
+    if l.layout.shards() > 1 {
+        ops.sort_by_key(|op| op.0);
+    }
+    let mut groups = Vec::new();
+    let mut start = 0;
+    while start < ops.len() {
+        let s = ops[start].0;
+        let mut end = start;
+        while end < ops.len() && ops[end].0 == s {
+            end += 1;
+        }
+        groups.push((s, start, end));
+        start = end;
+    }
+    Plan {
+        ops,
+        groups,
+        items: items.len(),
+    }
+}
+
+/// What one round trip needs: the connection, the filter's name (for key names) and config,
+/// and the Lua script.
+pub(super) struct Batch<'a> {
+    pub(super) conn: &'a mut RedisConn,
+    pub(super) name: &'a str,
+    pub(super) loaded: &'a Loaded,
+    pub(super) script: &'a redis::Script,
+}
+
+impl Batch<'_> {
+    /// One round trip: set (`add`) or read the bits of `plan`'s items by `transport`
+    /// ([`Transport::Auto`] resolved per batch; `single`: one item, never the bulk path). For
+    /// adds, answers per item "some bit was 0" (`None` by the bulk path); for queries, "every
+    /// bit was 1".
+    ///
+    /// # Errors
+    /// [`Error::Redis`], naming the key when a shard holds another type.
+    pub(super) fn run(
+        &mut self,
+        plan: &Plan,
+        add: bool,
+        transport: Transport,
+        single: bool,
+    ) -> Result<Option<Vec<bool>>> {
+        let (ops, groups) = (&plan.ops[..], &plan.groups[..]);
+        let layout = self.loaded.layout;
+        let bytes: u64 = groups.iter().map(|g| layout.shard_len_bytes(g.0)).sum();
+        let t = transport.resolve(add, bytes, ops.len() as u64, single);
+        if t == Transport::Bulk {
+            return if add {
+                self.bulk_add(ops, groups).map(|()| None)
+            } else {
+                self.bulk_query(ops, groups, plan.items).map(Some)
+            };
+        }
+        let bits = self.bit_ops(t, ops, groups, add)?;
+        let mut out = vec![!add; plan.items];
+        for (op, bit) in ops.iter().zip(bits) {
+            let o = &mut out[op.2 as usize];
+            if add {
+                *o |= !bit;
+            } else {
+                *o &= bit;
+            }
+        }
+        Ok(Some(out))
+    }
+
+    fn shard_key(&self, s: u64) -> String {
+        shard_key(self.name, s)
+    }
+
+    fn what(&self) -> String {
+        format!("filter {} (keys {{{}}}:bits:*)", self.name, self.name)
+    }
+
+    fn bulk_add(&mut self, ops: &[Op], groups: &[Group]) -> Result<()> {
+        if ops.is_empty() {
+            return Ok(());
+        }
+        let script = redis::Script::new(BULK_OR);
+        let mut inv = script.prepare_invoke();
+        inv.key(delta_key(self.name));
+        for &(s, start, end) in groups {
+            let top = ops[start..end].iter().map(|op| op.1).max().unwrap_or(0);
+            let mut delta = vec![0u8; top as usize / 8 + 1];
+            for op in &ops[start..end] {
+                delta[(op.1 / 8) as usize] |= 0x80 >> (op.1 % 8);
+            }
+            inv.key(self.shard_key(s));
+            inv.arg(delta);
+        }
+        let what = self.what();
+        let r: std::result::Result<(), _> = {
+            let con = self.conn.raw()?;
+            inv.invoke(con)
+        };
+        match r {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                let err = self.conn.error(&e, &what);
+                Err(self.diagnose(err, groups))
+            }
+        }
+    }
+
+    /// Queries by the bulk path: read every touched shard whole, test the bits locally.
+    fn bulk_query(&mut self, ops: &[Op], groups: &[Group], items: usize) -> Result<Vec<bool>> {
+        let cmds = groups
+            .iter()
+            .map(|&(s, _, _)| {
+                let mut c = redis::cmd("GETRANGE");
+                c.arg(self.shard_key(s)).arg(0).arg(-1);
+                c
+            })
+            .collect();
+        let what = self.what();
+        let replies = self.pipeline_checked(cmds, groups, &what)?;
+        let mut out = vec![true; items];
+        for (&(_, start, end), reply) in groups.iter().zip(&replies) {
+            let bytes: &[u8] = match reply {
+                Value::BulkString(b) => b,
+                _ => &[],
+            };
+            for op in &ops[start..end] {
+                let set = bytes
+                    .get((op.1 / 8) as usize)
+                    .is_some_and(|b| b & (0x80 >> (op.1 % 8)) != 0);
+                out[op.2 as usize] &= set;
+            }
+        }
+        Ok(out)
+    }
+
+    /// One round trip of bit operations by a per-bit transport; the old (adds) or current
+    /// (queries) value of each position, in `ops` order.
+    fn bit_ops(
+        &mut self,
+        transport: Transport,
+        ops: &[Op],
+        groups: &[Group],
+        add: bool,
+    ) -> Result<Vec<bool>> {
+        let what = self.what();
+        let bits: Vec<bool> = match transport {
+            Transport::Pipeline => {
+                let mut cmds = Vec::with_capacity(ops.len());
+                for &(s, start, end) in groups {
+                    let key = self.shard_key(s);
+                    for op in &ops[start..end] {
+                        let mut c = redis::cmd(if add { "SETBIT" } else { "GETBIT" });
+                        c.arg(&key).arg(op.1);
+                        if add {
+                            c.arg(1);
+                        }
+                        cmds.push(c);
+                    }
+                }
+                let replies = self.pipeline_checked(cmds, groups, &what)?;
+                replies.iter().map(|v| matches!(v, Value::Int(1))).collect()
+            }
+            Transport::Bitfield => {
+                let mut cmds = Vec::with_capacity(groups.len());
+                for &(s, start, end) in groups {
+                    let mut c = redis::cmd(if add { "BITFIELD" } else { "BITFIELD_RO" });
+                    c.arg(self.shard_key(s));
+                    for op in &ops[start..end] {
+                        if add {
+                            c.arg("SET").arg("u1").arg(op.1).arg(1);
+                        } else {
+                            c.arg("GET").arg("u1").arg(op.1);
+                        }
+                    }
+                    cmds.push(c);
+                }
+                let replies = self.pipeline_checked(cmds, groups, &what)?;
+                let mut bits = Vec::with_capacity(ops.len());
+                for r in replies {
+                    match r {
+                        Value::Array(vs) => {
+                            bits.extend(vs.iter().map(|v| matches!(v, Value::Int(1))))
+                        }
+                        other => {
+                            return Err(Error::Redis {
+                                target: what,
+                                message: format!("unexpected BITFIELD reply {other:?}"),
+                                connection: false,
+                            });
+                        }
+                    }
+                }
+                bits
+            }
+            Transport::Bulk | Transport::Auto | Transport::Lua => {
+                let mut inv = self.script.prepare_invoke();
+                inv.arg(if add { "a" } else { "q" });
+                for &(s, _, _) in groups {
+                    inv.key(self.shard_key(s));
+                }
+                for &(_, start, end) in groups {
+                    let packed: Vec<u8> = ops[start..end]
+                        .iter()
+                        .flat_map(|op| op.1.to_be_bytes())
+                        .collect();
+                    inv.arg(packed);
+                }
+                let r: std::result::Result<Vec<u8>, _> = {
+                    let con = self.conn.raw()?;
+                    inv.invoke(con)
+                };
+                match r {
+                    Ok(s) => s.iter().map(|&b| b == b'1').collect(),
+                    Err(e) => {
+                        let err = self.conn.error(&e, &what);
+                        return Err(self.diagnose(err, groups));
+                    }
+                }
+            }
+        };
+        if bits.len() != ops.len() {
+            return Err(Error::Redis {
+                target: what,
+                message: format!("expected {} bit replies, got {}", ops.len(), bits.len()),
+                connection: false,
+            });
+        }
+        Ok(bits)
+    }
+
+    fn pipeline_checked(
+        &mut self,
+        cmds: Vec<Cmd>,
+        groups: &[Group],
+        what: &str,
+    ) -> Result<Vec<Value>> {
+        match self.conn.pipeline(cmds, what) {
+            Ok(v) => Ok(v),
+            Err(e) => Err(self.diagnose(e, groups)),
+        }
+    }
+
+    /// A server error on a batch: if it was WRONGTYPE, find and name the key.
+    fn diagnose(&mut self, e: Error, groups: &[Group]) -> Error {
+        let Error::Redis {
+            message,
+            connection: false,
+            ..
+        } = &e
+        else {
+            return e;
+        };
+        if !message.contains("WRONGTYPE") {
+            return e;
+        }
+        for &(s, _, _) in groups {
+            let key = self.shard_key(s);
+            if let Ok(t) = self
+                .conn
+                .query::<String>(redis::cmd("TYPE").arg(&key), &key)
+                && t != "string"
+                && t != "none"
+            {
+                return Error::Redis {
+                    target: format!("key {key} on {}", self.conn.addr()),
+                    message: format!(
+                        "WRONGTYPE: the key holds a {t}, not a bitmap string (another program \
+                         uses this name?)"
+                    ),
+                    connection: false,
+                };
+            }
+        }
+        e
+    }
+}
