@@ -46,6 +46,7 @@ pub trait IndexStrategy: Clone + Copy + Send + Sync + Debug + Default + 'static 
 
     /// Call `f` with each of the k positions in `[0, m)` of the item `pre` was made from, in
     /// order, stopping as soon as `f` returns `false`. Returns `false` if it stopped early.
+    #[inline]
     fn for_each_index_of<H: ItemHasher, F: FnMut(u64) -> bool>(
         &self,
         hasher: &H,
@@ -53,7 +54,13 @@ pub trait IndexStrategy: Clone + Copy + Send + Sync + Debug + Default + 'static 
         k: u32,
         m: u64,
         f: F,
-    ) -> bool;
+    ) -> bool {
+        self.for_each_hashed(pre.hash(hasher), k, m, f)
+    }
+
+    /// The k positions derived from the item's 128-bit hash `h` (every strategy but
+    /// `independent` is such a function of one hash).
+    fn for_each_hashed<F: FnMut(u64) -> bool>(&self, h: Hash128, k: u32, m: u64, f: F) -> bool;
 
     /// Call `f` with each of the k positions of `item` in `[0, m)`, in order, stopping as soon as
     /// `f` returns `false`. Returns `false` if it stopped early, `true` otherwise.
@@ -66,7 +73,7 @@ pub trait IndexStrategy: Clone + Copy + Send + Sync + Debug + Default + 'static 
         m: u64,
         f: F,
     ) -> bool {
-        self.for_each_index_of(hasher, self.prehash(hasher, item), k, m, f)
+        self.for_each_hashed(hasher.hash128(item), k, m, f)
     }
 }
 
@@ -132,15 +139,7 @@ impl IndexStrategy for DoubleHashing {
         StrategyId::Double
     }
     #[inline]
-    fn for_each_index_of<H: ItemHasher, F: FnMut(u64) -> bool>(
-        &self,
-        hasher: &H,
-        pre: Prehash<'_>,
-        k: u32,
-        m: u64,
-        mut f: F,
-    ) -> bool {
-        let h = pre.hash(hasher);
+    fn for_each_hashed<F: FnMut(u64) -> bool>(&self, h: Hash128, k: u32, m: u64, mut f: F) -> bool {
         let mut x = h.lo;
         let y = h.hi | 1;
         for _ in 0..k {
@@ -175,15 +174,7 @@ impl IndexStrategy for EnhancedDoubleHashing {
         StrategyId::EnhancedDouble
     }
     #[inline]
-    fn for_each_index_of<H: ItemHasher, F: FnMut(u64) -> bool>(
-        &self,
-        hasher: &H,
-        pre: Prehash<'_>,
-        k: u32,
-        m: u64,
-        mut f: F,
-    ) -> bool {
-        let h = pre.hash(hasher);
+    fn for_each_hashed<F: FnMut(u64) -> bool>(&self, h: Hash128, k: u32, m: u64, mut f: F) -> bool {
         let mut x = reduce(h.lo, m);
         let mut y = reduce(h.hi, m);
         let k = u64::from(k);
@@ -234,15 +225,29 @@ impl IndexStrategy for Independent {
         pre: Prehash<'_>,
         k: u32,
         m: u64,
-        mut f: F,
+        f: F,
     ) -> bool {
         match pre.0 {
-            Pre::Item(item) => {
-                (0..u64::from(k)).all(|i| f(reduce(hasher.hash64_seeded(item, i), m)))
-            }
-            // Not made by `Independent::prehash`; positions from the one hash, k seeds mixed in.
-            Pre::Hash(h) => (0..u64::from(k)).all(|i| f(reduce(mix64(h.lo ^ mix64(i)), m))),
+            Pre::Item(item) => self.for_each_index(hasher, item, k, m, f),
+            Pre::Hash(h) => self.for_each_hashed(h, k, m, f),
         }
+    }
+    /// Not reached through `prehash` (which keeps the item): positions from the one hash with
+    /// k seeds mixed in, for callers that only have a hash.
+    #[inline]
+    fn for_each_hashed<F: FnMut(u64) -> bool>(&self, h: Hash128, k: u32, m: u64, mut f: F) -> bool {
+        (0..u64::from(k)).all(|i| f(reduce(mix64(h.lo ^ mix64(i)), m)))
+    }
+    #[inline]
+    fn for_each_index<H: ItemHasher, F: FnMut(u64) -> bool>(
+        &self,
+        hasher: &H,
+        item: &[u8],
+        k: u32,
+        m: u64,
+        mut f: F,
+    ) -> bool {
+        (0..u64::from(k)).all(|i| f(reduce(hasher.hash64_seeded(item, i), m)))
     }
 }
 
@@ -274,15 +279,8 @@ impl IndexStrategy for Guava32 {
         round_up_to_words(m)
     }
     #[inline]
-    fn for_each_index_of<H: ItemHasher, F: FnMut(u64) -> bool>(
-        &self,
-        hasher: &H,
-        pre: Prehash<'_>,
-        k: u32,
-        m: u64,
-        mut f: F,
-    ) -> bool {
-        let hash64 = pre.hash(hasher).lo;
+    fn for_each_hashed<F: FnMut(u64) -> bool>(&self, h: Hash128, k: u32, m: u64, mut f: F) -> bool {
+        let hash64 = h.lo;
         let hash1 = hash64 as i32;
         let hash2 = (hash64 >> 32) as i32;
         for i in 1..=k as i32 {
@@ -315,15 +313,7 @@ impl IndexStrategy for Guava64 {
         round_up_to_words(m)
     }
     #[inline]
-    fn for_each_index_of<H: ItemHasher, F: FnMut(u64) -> bool>(
-        &self,
-        hasher: &H,
-        pre: Prehash<'_>,
-        k: u32,
-        m: u64,
-        mut f: F,
-    ) -> bool {
-        let h = pre.hash(hasher);
+    fn for_each_hashed<F: FnMut(u64) -> bool>(&self, h: Hash128, k: u32, m: u64, mut f: F) -> bool {
         let mut combined = h.lo;
         for _ in 0..k {
             if !f((combined & (i64::MAX as u64)) % m) {
@@ -378,6 +368,16 @@ impl IndexStrategy for AnyStrategy {
             StrategyId::Independent => Independent.for_each_index_of(hasher, pre, k, m, f),
             StrategyId::Guava32 => Guava32.for_each_index_of(hasher, pre, k, m, f),
             StrategyId::Guava64 => Guava64.for_each_index_of(hasher, pre, k, m, f),
+        }
+    }
+    #[inline]
+    fn for_each_hashed<F: FnMut(u64) -> bool>(&self, h: Hash128, k: u32, m: u64, f: F) -> bool {
+        match self.0 {
+            StrategyId::Double => DoubleHashing.for_each_hashed(h, k, m, f),
+            StrategyId::EnhancedDouble => EnhancedDoubleHashing.for_each_hashed(h, k, m, f),
+            StrategyId::Independent => Independent.for_each_hashed(h, k, m, f),
+            StrategyId::Guava32 => Guava32.for_each_hashed(h, k, m, f),
+            StrategyId::Guava64 => Guava64.for_each_hashed(h, k, m, f),
         }
     }
     #[inline]
