@@ -7,6 +7,8 @@ pub mod cuckoo;
 pub mod scalable;
 pub mod split_block;
 pub mod standard;
+pub mod static_set;
+pub mod xor;
 
 pub use blocked::BlockedBloom;
 pub use concurrent::ConcurrentBloom;
@@ -15,3 +17,4 @@ pub use cuckoo::CuckooFilter;
 pub use scalable::{ScalableBloom, ScalableParams};
 pub use split_block::SplitBlockBloom;
 pub use standard::StandardBloom;
+pub use xor::XorFilter;

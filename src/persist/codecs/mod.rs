@@ -9,6 +9,7 @@ mod cuckoo;
 mod scalable;
 mod split_block;
 mod standard;
+mod xor;
 
 use super::container::Identity;
 use crate::bits::{BitVec, try_zeroed};
