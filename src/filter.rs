@@ -21,14 +21,14 @@ pub trait Filter: Send + Sync + fmt::Debug {
     /// # Errors
     /// [`Error::Full`] for filters with a hard capacity (cuckoo, non-scaling scalable); the
     /// filter is then unchanged and every earlier item is still found. [`Error::Static`] for
-    /// static-set filters (xor), built from their whole key set at once.
+    /// static-set filters (xor, binary fuse), built from their whole key set at once.
     fn try_insert(&mut self, item: &[u8]) -> Result<()>;
 
     /// Insert `item`.
     ///
     /// # Panics
     /// When [`Filter::try_insert`] fails: only filters with a hard capacity do, and static-set
-    /// filters (xor), which refuse every insert ([`Error::Static`]).
+    /// filters (xor, binary fuse), which refuse every insert ([`Error::Static`]).
     fn insert(&mut self, item: &[u8]) {
         if let Err(e) = self.try_insert(item) {
             panic!("insert failed: {e}");
@@ -106,7 +106,7 @@ pub trait Removable: Filter {
 }
 
 /// The filter kinds (public names: `standard`, `counting`, `blocked`, `split-block`,
-/// `scalable`, `cuckoo`, `xor`). The concrete type of each kind is [`crate::registry::AnyFilter`]'s
+/// `scalable`, `cuckoo`, `xor`, `binary-fuse`). The concrete type of each kind is [`crate::registry::AnyFilter`]'s
 /// business; this enum sits below the filters so they can name their kind without a cycle.
 ///
 /// Not `#[non_exhaustive]` on purpose: the binary and the tests match on it exhaustively, so
@@ -130,6 +130,8 @@ pub enum FilterKind {
     Cuckoo,
     /// Xor filter: a static set, 8- or 16-bit fingerprints in 1.23·n slots, 3 per key.
     Xor,
+    /// Binary fuse filter (3-wise): a static set, 8- or 16-bit fingerprints in ≈1.125·n slots.
+    BinaryFuse,
 }
 
 /// How a kind is sized.
@@ -171,7 +173,7 @@ pub struct Capabilities {
 
 impl FilterKind {
     /// Every filter kind.
-    pub const ALL: [FilterKind; 7] = [
+    pub const ALL: [FilterKind; 8] = [
         FilterKind::Standard,
         FilterKind::Counting,
         FilterKind::Blocked,
@@ -179,6 +181,7 @@ impl FilterKind {
         FilterKind::Scalable,
         FilterKind::Cuckoo,
         FilterKind::Xor,
+        FilterKind::BinaryFuse,
     ];
 
     /// The public name.
@@ -192,6 +195,7 @@ impl FilterKind {
             FilterKind::Scalable => "scalable",
             FilterKind::Cuckoo => "cuckoo",
             FilterKind::Xor => "xor",
+            FilterKind::BinaryFuse => "binary-fuse",
         }
     }
 
@@ -212,6 +216,7 @@ impl FilterKind {
             FilterKind::Scalable => 4,
             FilterKind::Cuckoo => 5,
             FilterKind::Xor => 6,
+            FilterKind::BinaryFuse => 7,
         }
     }
 
@@ -226,6 +231,7 @@ impl FilterKind {
             4 => FilterKind::Scalable,
             5 => FilterKind::Cuckoo,
             6 => FilterKind::Xor,
+            7 => FilterKind::BinaryFuse,
             _ => return None,
         })
     }
@@ -276,7 +282,7 @@ impl FilterKind {
                 fingerprints: true,
                 ..bloom
             },
-            FilterKind::Xor => Capabilities {
+            FilterKind::Xor | FilterKind::BinaryFuse => Capabilities {
                 static_set: true,
                 has_strategy: false,
                 sizing: Sizing::Rate,

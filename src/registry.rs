@@ -19,8 +19,8 @@ use crate::bits::BitVec;
 use crate::error::{Error, Param, Result};
 use crate::filter::{Filter, FilterKind, Removable, Sizing};
 use crate::filters::{
-    BlockedBloom, CountingBloom, CuckooFilter, ScalableBloom, ScalableParams, SplitBlockBloom,
-    StandardBloom, XorFilter,
+    BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, ScalableBloom, ScalableParams,
+    SplitBlockBloom, StandardBloom, XorFilter,
 };
 use crate::hash::{AnyHasher, AnyStrategy, HashId, StrategyId};
 use crate::persist::{self, Identity, LoadOptions, Persist, SaveOptions};
@@ -44,6 +44,8 @@ pub enum AnyFilter {
     Cuckoo(CuckooFilter<AnyHasher>),
     /// [`FilterKind::Xor`].
     Xor(XorFilter<AnyHasher>),
+    /// [`FilterKind::BinaryFuse`].
+    BinaryFuse(BinaryFuseFilter<AnyHasher>),
 }
 
 /// `each!(self, f => expr)`: evaluate `expr` with `f` bound to the concrete filter.
@@ -57,6 +59,7 @@ macro_rules! each {
             AnyFilter::Scalable($f) => $e,
             AnyFilter::Cuckoo($f) => $e,
             AnyFilter::Xor($f) => $e,
+            AnyFilter::BinaryFuse($f) => $e,
         }
     };
 }
@@ -121,7 +124,7 @@ impl AnyFilter {
                 };
                 Self::Cuckoo(CuckooFilter::with_capacity_and(spec.n, f, hasher)?)
             }
-            FilterKind::Xor => {
+            FilterKind::Xor | FilterKind::BinaryFuse => {
                 return Err(Error::Static {
                     kind: spec.kind.name(),
                 });
@@ -156,6 +159,11 @@ impl AnyFilter {
                 let f = static_fingerprint_bits(spec)?;
                 Self::Xor(XorFilter::from_keys_and(keys, f, hasher)?)
             }
+            FilterKind::BinaryFuse => {
+                refuse_m_k(spec)?;
+                let f = static_fingerprint_bits(spec)?;
+                Self::BinaryFuse(BinaryFuseFilter::from_keys_and(keys, f, hasher)?)
+            }
             FilterKind::Standard
             | FilterKind::Counting
             | FilterKind::Blocked
@@ -185,6 +193,7 @@ impl AnyFilter {
             FilterKind::Scalable => Self::Scalable(Persist::decode(id, params, payload)?),
             FilterKind::Cuckoo => Self::Cuckoo(Persist::decode(id, params, payload)?),
             FilterKind::Xor => Self::Xor(Persist::decode(id, params, payload)?),
+            FilterKind::BinaryFuse => Self::BinaryFuse(Persist::decode(id, params, payload)?),
         })
     }
 
@@ -239,7 +248,8 @@ impl AnyFilter {
             | Self::SplitBlock(_)
             | Self::Scalable(_)
             | Self::Cuckoo(_)
-            | Self::Xor(_) => None,
+            | Self::Xor(_)
+            | Self::BinaryFuse(_) => None,
         }
     }
 
@@ -254,7 +264,8 @@ impl AnyFilter {
             | Self::SplitBlock(_)
             | Self::Scalable(_)
             | Self::Cuckoo(_)
-            | Self::Xor(_) => None,
+            | Self::Xor(_)
+            | Self::BinaryFuse(_) => None,
         }
     }
 
@@ -281,7 +292,7 @@ impl FilterSpec {
     ///
     /// # Errors
     /// Invalid parameters, or the memory cannot be had; [`Error::Static`] for a static-set
-    /// kind ([`crate::filter::Capabilities::static_set`]: xor), which must be built from its whole key
+    /// kind ([`crate::filter::Capabilities::static_set`]: xor, binary-fuse), which must be built from its whole key
     /// set with [`FilterSpec::build_from`].
     pub fn build(&self) -> Result<AnyFilter> {
         AnyFilter::build(self)
@@ -334,6 +345,7 @@ fn refuse_m_k(spec: &FilterSpec) -> Result<()> {
         FilterKind::Scalable => "scalable: layers are sized from n (first layer) and p",
         FilterKind::Cuckoo => "cuckoo: sized from n and p (or fingerprint-bits)",
         FilterKind::Xor => "xor: sized from its keys and p (or fingerprint-bits)",
+        FilterKind::BinaryFuse => "binary-fuse: sized from its keys and p (or fingerprint-bits)",
         FilterKind::Standard
         | FilterKind::Counting
         | FilterKind::Blocked
@@ -452,6 +464,7 @@ mod tests {
             (FilterKind::Scalable, 4),
             (FilterKind::Cuckoo, 5),
             (FilterKind::Xor, 6),
+            (FilterKind::BinaryFuse, 7),
         ];
         assert_eq!(pinned.len(), FilterKind::ALL.len());
         for (kind, code) in pinned {

@@ -3,8 +3,8 @@
 //! (Allocation bounds are checked in `tests/persist_alloc.rs`, which needs its own allocator.)
 
 use bloomlab::filters::{
-    BlockedBloom, CountingBloom, CuckooFilter, ScalableBloom, ScalableParams, SplitBlockBloom,
-    XorFilter,
+    BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, ScalableBloom, ScalableParams,
+    SplitBlockBloom, XorFilter,
 };
 use bloomlab::hash::{AnyHasher, AnyStrategy, HashId, StrategyId};
 use bloomlab::persist::{self, KeyPolicy, LoadOptions, SaveOptions};
@@ -45,7 +45,7 @@ fn check_outcome(r: Result<AnyFilter, Error>) {
                 let _ = f.contains(&i.to_le_bytes());
             }
             // A filter with a hard capacity (cuckoo, non-scaling) may refuse: with Full only;
-            // a static-set filter (xor) refuses every insert, with Static only.
+            // a static-set filter (xor, binary fuse) refuses every insert, with Static only.
             match f.try_insert(b"probe") {
                 Ok(()) => assert!(f.contains(b"probe")),
                 Err(Error::Full { .. }) => {}
@@ -127,6 +127,10 @@ fn file_of_kind(kind: usize, h: usize, s: usize, seed: u64, items: u64, kp: KeyP
         }
         FilterKind::Xor => {
             let f = XorFilter::from_keys_and(keys, [8, 16][s % 2], hasher).unwrap();
+            persist::to_bytes(&f, &opts)
+        }
+        FilterKind::BinaryFuse => {
+            let f = BinaryFuseFilter::from_keys_and(keys, [8, 16][s % 2], hasher).unwrap();
             persist::to_bytes(&f, &opts)
         }
     }

@@ -1,5 +1,6 @@
 //! The filters, one file each.
 
+pub mod binary_fuse;
 pub mod blocked;
 pub mod concurrent;
 pub mod counting;
@@ -10,6 +11,7 @@ pub mod standard;
 pub mod static_set;
 pub mod xor;
 
+pub use binary_fuse::BinaryFuseFilter;
 pub use blocked::BlockedBloom;
 pub use concurrent::ConcurrentBloom;
 pub use counting::CountingBloom;

@@ -3,6 +3,7 @@
 //! strategy of a file are rebuilt by [`PersistHasher`] and [`PersistStrategy`], which live with
 //! the hashes ([`crate::hash`]).
 
+mod binary_fuse;
 mod blocked;
 mod counting;
 mod cuckoo;
