@@ -86,6 +86,27 @@ pub enum Error {
         /// Why.
         reason: &'static str,
     },
+    /// A static-set filter (xor, binary fuse) is built from its whole key set at once: it takes
+    /// no inserts, and a spec of its kind builds only from keys.
+    #[error(
+        "the {kind} filter is a static set: it is built from the whole key set at once (FilterSpec::build_from, or `bloomlab build --keys FILE`) and takes no inserts afterwards"
+    )]
+    Static {
+        /// The kind's public name.
+        kind: &'static str,
+    },
+    /// A static-set filter could not be built: every seed tried left keys that do not peel.
+    #[error(
+        "could not build the {kind} filter from {keys} distinct keys: {attempts} seeds all failed to peel (the keys' hashes are not random enough; try another hash)"
+    )]
+    Construction {
+        /// The kind's public name.
+        kind: &'static str,
+        /// Distinct key hashes.
+        keys: u64,
+        /// Seeds tried.
+        attempts: u32,
+    },
     /// A remove was refused because the item is (definitely) not in the filter.
     #[error("item is not in the filter; remove refused, nothing changed")]
     NotPresent,

@@ -20,13 +20,15 @@ pub trait Filter: Send + Sync + fmt::Debug {
     ///
     /// # Errors
     /// [`Error::Full`] for filters with a hard capacity (cuckoo, non-scaling scalable); the
-    /// filter is then unchanged and every earlier item is still found.
+    /// filter is then unchanged and every earlier item is still found. [`Error::Static`] for
+    /// static-set filters (xor, binary fuse), built from their whole key set at once.
     fn try_insert(&mut self, item: &[u8]) -> Result<()>;
 
     /// Insert `item`.
     ///
     /// # Panics
-    /// When [`Filter::try_insert`] fails (only filters with a hard capacity do).
+    /// When [`Filter::try_insert`] fails: only filters with a hard capacity do, and static-set
+    /// filters (xor, binary fuse), which refuse every insert ([`Error::Static`]).
     fn insert(&mut self, item: &[u8]) {
         if let Err(e) = self.try_insert(item) {
             panic!("insert failed: {e}");
@@ -104,7 +106,7 @@ pub trait Removable: Filter {
 }
 
 /// The filter kinds (public names: `standard`, `counting`, `blocked`, `split-block`,
-/// `scalable`, `cuckoo`). The concrete type of each kind is [`crate::registry::AnyFilter`]'s
+/// `scalable`, `cuckoo`, `xor`, `binary-fuse`). The concrete type of each kind is [`crate::registry::AnyFilter`]'s
 /// business; this enum sits below the filters so they can name their kind without a cycle.
 ///
 /// Not `#[non_exhaustive]` on purpose: the binary and the tests match on it exhaustively, so
@@ -126,6 +128,10 @@ pub enum FilterKind {
     Scalable,
     /// Cuckoo filter: fingerprints in buckets of 4, supports remove.
     Cuckoo,
+    /// Xor filter: a static set, 8- or 16-bit fingerprints in 1.23·n slots, 3 per key.
+    Xor,
+    /// Binary fuse filter (3-wise): a static set, 8- or 16-bit fingerprints in ≈1.125·n slots.
+    BinaryFuse,
 }
 
 /// How a kind is sized.
@@ -167,13 +173,15 @@ pub struct Capabilities {
 
 impl FilterKind {
     /// Every filter kind.
-    pub const ALL: [FilterKind; 6] = [
+    pub const ALL: [FilterKind; 8] = [
         FilterKind::Standard,
         FilterKind::Counting,
         FilterKind::Blocked,
         FilterKind::SplitBlock,
         FilterKind::Scalable,
         FilterKind::Cuckoo,
+        FilterKind::Xor,
+        FilterKind::BinaryFuse,
     ];
 
     /// The public name.
@@ -186,6 +194,8 @@ impl FilterKind {
             FilterKind::SplitBlock => "split-block",
             FilterKind::Scalable => "scalable",
             FilterKind::Cuckoo => "cuckoo",
+            FilterKind::Xor => "xor",
+            FilterKind::BinaryFuse => "binary-fuse",
         }
     }
 
@@ -205,6 +215,8 @@ impl FilterKind {
             FilterKind::SplitBlock => 3,
             FilterKind::Scalable => 4,
             FilterKind::Cuckoo => 5,
+            FilterKind::Xor => 6,
+            FilterKind::BinaryFuse => 7,
         }
     }
 
@@ -218,6 +230,8 @@ impl FilterKind {
             3 => FilterKind::SplitBlock,
             4 => FilterKind::Scalable,
             5 => FilterKind::Cuckoo,
+            6 => FilterKind::Xor,
+            7 => FilterKind::BinaryFuse,
             _ => return None,
         })
     }
@@ -266,6 +280,13 @@ impl FilterKind {
                 has_strategy: false,
                 sizing: Sizing::Rate,
                 fingerprints: true,
+                ..bloom
+            },
+            FilterKind::Xor | FilterKind::BinaryFuse => Capabilities {
+                static_set: true,
+                has_strategy: false,
+                sizing: Sizing::Rate,
+                fixed_k: Some(3),
                 ..bloom
             },
         }

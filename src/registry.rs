@@ -19,8 +19,8 @@ use crate::bits::BitVec;
 use crate::error::{Error, Param, Result};
 use crate::filter::{Filter, FilterKind, Removable, Sizing};
 use crate::filters::{
-    BlockedBloom, CountingBloom, CuckooFilter, ScalableBloom, ScalableParams, SplitBlockBloom,
-    StandardBloom,
+    BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, ScalableBloom, ScalableParams,
+    SplitBlockBloom, StandardBloom, XorFilter,
 };
 use crate::hash::{AnyHasher, AnyStrategy, HashId, StrategyId};
 use crate::persist::{self, Identity, LoadOptions, Persist, SaveOptions};
@@ -42,6 +42,10 @@ pub enum AnyFilter {
     Scalable(ScalableBloom<AnyHasher, AnyStrategy>),
     /// [`FilterKind::Cuckoo`].
     Cuckoo(CuckooFilter<AnyHasher>),
+    /// [`FilterKind::Xor`].
+    Xor(XorFilter<AnyHasher>),
+    /// [`FilterKind::BinaryFuse`].
+    BinaryFuse(BinaryFuseFilter<AnyHasher>),
 }
 
 /// `each!(self, f => expr)`: evaluate `expr` with `f` bound to the concrete filter.
@@ -54,15 +58,19 @@ macro_rules! each {
             AnyFilter::SplitBlock($f) => $e,
             AnyFilter::Scalable($f) => $e,
             AnyFilter::Cuckoo($f) => $e,
+            AnyFilter::Xor($f) => $e,
+            AnyFilter::BinaryFuse($f) => $e,
         }
     };
 }
 
 impl AnyFilter {
-    /// Build `spec` with its own hasher.
+    /// Build `spec` with its own hasher, empty, to insert into.
     ///
     /// # Errors
-    /// Invalid parameters (each kind sized by its own rule), or the memory cannot be had.
+    /// Invalid parameters (each kind sized by its own rule), or the memory cannot be had;
+    /// [`Error::Static`] for static-set kinds, which are built from their keys
+    /// ([`AnyFilter::build_from`]).
     pub fn build(spec: &FilterSpec) -> Result<Self> {
         Self::build_with(spec, spec.hasher())
     }
@@ -116,6 +124,58 @@ impl AnyFilter {
                 };
                 Self::Cuckoo(CuckooFilter::with_capacity_and(spec.n, f, hasher)?)
             }
+            FilterKind::Xor | FilterKind::BinaryFuse => {
+                return Err(Error::Static {
+                    kind: spec.kind.name(),
+                });
+            }
+        })
+    }
+
+    /// Build `spec` holding `keys`, with its own hasher: see [`FilterSpec::build_from`].
+    ///
+    /// # Errors
+    /// As [`FilterSpec::build_from`].
+    pub fn build_from<I, K>(spec: &FilterSpec, keys: I) -> Result<Self>
+    where
+        I: IntoIterator<Item = K>,
+        K: AsRef<[u8]>,
+    {
+        Self::build_from_with(spec, spec.hasher(), keys)
+    }
+
+    /// Build `spec` holding `keys`, with a given hasher.
+    ///
+    /// # Errors
+    /// As [`FilterSpec::build_from`].
+    pub fn build_from_with<I, K>(spec: &FilterSpec, hasher: AnyHasher, keys: I) -> Result<Self>
+    where
+        I: IntoIterator<Item = K>,
+        K: AsRef<[u8]>,
+    {
+        Ok(match spec.kind {
+            FilterKind::Xor => {
+                refuse_m_k(spec)?;
+                let f = static_fingerprint_bits(spec)?;
+                Self::Xor(XorFilter::from_keys_and(keys, f, hasher)?)
+            }
+            FilterKind::BinaryFuse => {
+                refuse_m_k(spec)?;
+                let f = static_fingerprint_bits(spec)?;
+                Self::BinaryFuse(BinaryFuseFilter::from_keys_and(keys, f, hasher)?)
+            }
+            FilterKind::Standard
+            | FilterKind::Counting
+            | FilterKind::Blocked
+            | FilterKind::SplitBlock
+            | FilterKind::Scalable
+            | FilterKind::Cuckoo => {
+                let mut f = Self::build_with(spec, hasher)?;
+                for k in keys {
+                    f.try_insert(k.as_ref())?;
+                }
+                f
+            }
         })
     }
 
@@ -132,6 +192,8 @@ impl AnyFilter {
             FilterKind::SplitBlock => Self::SplitBlock(Persist::decode(id, params, payload)?),
             FilterKind::Scalable => Self::Scalable(Persist::decode(id, params, payload)?),
             FilterKind::Cuckoo => Self::Cuckoo(Persist::decode(id, params, payload)?),
+            FilterKind::Xor => Self::Xor(Persist::decode(id, params, payload)?),
+            FilterKind::BinaryFuse => Self::BinaryFuse(Persist::decode(id, params, payload)?),
         })
     }
 
@@ -185,7 +247,9 @@ impl AnyFilter {
             | Self::Blocked(_)
             | Self::SplitBlock(_)
             | Self::Scalable(_)
-            | Self::Cuckoo(_) => None,
+            | Self::Cuckoo(_)
+            | Self::Xor(_)
+            | Self::BinaryFuse(_) => None,
         }
     }
 
@@ -196,7 +260,12 @@ impl AnyFilter {
         match self {
             Self::Standard(f) => Some(f.positions(item)),
             Self::Counting(f) => Some(f.positions(item)),
-            Self::Blocked(_) | Self::SplitBlock(_) | Self::Scalable(_) | Self::Cuckoo(_) => None,
+            Self::Blocked(_)
+            | Self::SplitBlock(_)
+            | Self::Scalable(_)
+            | Self::Cuckoo(_)
+            | Self::Xor(_)
+            | Self::BinaryFuse(_) => None,
         }
     }
 
@@ -219,12 +288,55 @@ impl AnyFilter {
 }
 
 impl FilterSpec {
-    /// Build the filter (each kind by its own sizing rule; see [`AnyFilter::build`]).
+    /// Build the filter, empty (each kind by its own sizing rule; see [`AnyFilter::build`]).
     ///
     /// # Errors
-    /// Invalid parameters, or the memory cannot be had.
+    /// Invalid parameters, or the memory cannot be had; [`Error::Static`] for a static-set
+    /// kind ([`crate::filter::Capabilities::static_set`]: xor, binary-fuse), which must be built from its whole key
+    /// set with [`FilterSpec::build_from`].
     pub fn build(&self) -> Result<AnyFilter> {
         AnyFilter::build(self)
+    }
+
+    /// Build the filter holding `keys`, for every kind: a dynamic kind is built
+    /// ([`FilterSpec::build`]) and every key inserted with [`Filter::try_insert`], stopping at the
+    /// first refusal with its error; a static-set kind is constructed from the whole set (repeats
+    /// allowed), its fingerprint width from `fingerprint_bits` (8 or 16) or else from `p`
+    /// ([`theory::xor::fingerprint_bits_for`]), its size from the number of distinct keys
+    /// (`n` is not used).
+    ///
+    /// ```
+    /// use bloomlab::{Filter, FilterKind, FilterSpec};
+    /// let keys = ["apple", "banana", "cherry"];
+    /// let f = FilterSpec::new(FilterKind::Xor, 3, 0.004).build_from(keys).unwrap();
+    /// assert!(keys.iter().all(|k| f.contains(k.as_bytes())));
+    /// assert_eq!((f.len(), f.k(), f.expected_fpr()), (3, 3, 1.0 / 256.0));
+    /// ```
+    ///
+    /// # Errors
+    /// As [`FilterSpec::build`] (except [`Error::Static`]); the first insert refused
+    /// ([`Error::Full`]); for static kinds a `p` below `2^−16` or fingerprint bits other than 8
+    /// and 16, and [`Error::Construction`] when every seed fails to peel.
+    pub fn build_from<I, K>(&self, keys: I) -> Result<AnyFilter>
+    where
+        I: IntoIterator<Item = K>,
+        K: AsRef<[u8]>,
+    {
+        AnyFilter::build_from(self, keys)
+    }
+}
+
+/// The fingerprint width of a static-set kind: `fingerprint_bits` if given (8 or 16), else from
+/// `p` ([`theory::xor::fingerprint_bits_for`]).
+fn static_fingerprint_bits(spec: &FilterSpec) -> Result<u32> {
+    match (spec.fingerprint_bits, spec.p) {
+        (0, Some(p)) => theory::xor::fingerprint_bits_for(p),
+        (0, None) => Err(Error::invalid(
+            Param::P,
+            "none",
+            "give p or fingerprint-bits (8 or 16)",
+        )),
+        (f, _) => theory::xor::check_fingerprint_bits(f),
     }
 }
 
@@ -232,6 +344,8 @@ fn refuse_m_k(spec: &FilterSpec) -> Result<()> {
     let why = match spec.kind {
         FilterKind::Scalable => "scalable: layers are sized from n (first layer) and p",
         FilterKind::Cuckoo => "cuckoo: sized from n and p (or fingerprint-bits)",
+        FilterKind::Xor => "xor: sized from its keys and p (or fingerprint-bits)",
+        FilterKind::BinaryFuse => "binary-fuse: sized from its keys and p (or fingerprint-bits)",
         FilterKind::Standard
         | FilterKind::Counting
         | FilterKind::Blocked
@@ -349,6 +463,8 @@ mod tests {
             (FilterKind::SplitBlock, 3),
             (FilterKind::Scalable, 4),
             (FilterKind::Cuckoo, 5),
+            (FilterKind::Xor, 6),
+            (FilterKind::BinaryFuse, 7),
         ];
         assert_eq!(pinned.len(), FilterKind::ALL.len());
         for (kind, code) in pinned {
@@ -365,13 +481,23 @@ mod tests {
     #[test]
     fn every_kind_builds_with_its_own_rule_and_reports_its_capabilities() {
         for kind in FilterKind::ALL {
-            let mut f = AnyFilter::build(&FilterSpec::new(kind, 1000, 0.01)).unwrap();
-            assert_eq!(f.kind(), kind);
-            for i in 0u64..1000 {
-                f.insert(&i.to_le_bytes());
-            }
+            let spec = FilterSpec::new(kind, 1000, 0.01);
+            let keys = (0u64..1000).map(u64::to_le_bytes);
+            let mut f = spec.build_from(keys).unwrap();
+            assert_eq!((f.kind(), f.len()), (kind, 1000));
             assert!((0u64..1000).all(|i| f.contains(&i.to_le_bytes())), "{kind}");
             let caps = kind.caps();
+            // Static kinds: built from keys only, and no insert afterwards (a typed error).
+            let refused = Err(Error::Static { kind: kind.name() });
+            assert_eq!(
+                caps.static_set,
+                spec.build().err() == refused.clone().err(),
+                "{kind}"
+            );
+            assert_eq!(caps.static_set, f.try_insert(b"more") == refused, "{kind}");
+            if let Some(k) = caps.fixed_k {
+                assert_eq!(f.k(), k, "{kind}");
+            }
             assert_eq!(f.as_removable().is_some(), caps.removable, "{kind}");
             assert_eq!(f.strategy_id().is_some(), caps.has_strategy, "{kind}");
             assert_eq!(
@@ -413,7 +539,7 @@ mod tests {
                 m: Some(10_000),
                 ..FilterSpec::new(kind, 1000, 0.01)
             };
-            let r = AnyFilter::build(&spec);
+            let r = spec.build_from([b"x"]);
             assert_eq!(
                 r.is_err(),
                 kind.caps().sizing == Sizing::Rate,
@@ -423,12 +549,54 @@ mod tests {
     }
 
     #[test]
+    fn build_from_stops_at_the_first_refusal_and_checks_static_parameters() {
+        // A cuckoo filter holds at most 2b = 8 copies of one item: the 9th is refused.
+        let spec = FilterSpec::new(FilterKind::Cuckoo, 100, 0.01);
+        let e = spec
+            .build_from(std::iter::repeat_n(b"same", 20))
+            .unwrap_err();
+        assert!(matches!(e, Error::Full { .. }), "{e}");
+        // Static kinds: the fingerprint width comes from p (refused below 2^-16, naming p) or
+        // fingerprint-bits (8 or 16).
+        for kind in FilterKind::ALL.into_iter().filter(|k| k.caps().static_set) {
+            let e = FilterSpec::new(kind, 10, 1e-6)
+                .build_from([b"a"])
+                .unwrap_err();
+            assert!(
+                matches!(
+                    e,
+                    Error::InvalidParameter {
+                        param: Param::P,
+                        ..
+                    }
+                ),
+                "{kind}: {e}"
+            );
+            let f = FilterSpec::new(kind, 10, 1e-3).build_from([b"a"]).unwrap();
+            assert_eq!(f.expected_fpr(), 2f64.powi(-16), "{kind}");
+            let spec = FilterSpec {
+                fingerprint_bits: 12,
+                ..FilterSpec::new(kind, 10, 0.01)
+            };
+            let e = spec.build_from([b"a"]).unwrap_err();
+            assert!(
+                matches!(
+                    e,
+                    Error::InvalidParameter {
+                        param: Param::FingerprintBits,
+                        ..
+                    }
+                ),
+                "{kind}: {e}"
+            );
+        }
+    }
+
+    #[test]
     fn round_trips_through_the_format() {
         for kind in FilterKind::ALL {
-            let mut f = AnyFilter::build(&FilterSpec::new(kind, 500, 0.01)).unwrap();
-            for i in 0u64..500 {
-                f.insert(&i.to_le_bytes());
-            }
+            let spec = FilterSpec::new(kind, 500, 0.01);
+            let f = spec.build_from((0u64..500).map(u64::to_le_bytes)).unwrap();
             let bytes = f.to_bytes(&SaveOptions::default()).unwrap();
             let g = AnyFilter::from_bytes(&bytes, &LoadOptions::new()).unwrap();
             assert_eq!(g.kind(), kind);

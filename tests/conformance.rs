@@ -10,6 +10,9 @@
 //! 4. `bytes()` against the heap bytes a counting allocator saw `FilterSpec::build` (and the
 //!    inserts) keep.
 //!
+//! Static-set kinds (`caps().static_set`: xor) are built from their whole key set with
+//! `FilterSpec::build_from`; the others are built empty and filled with `try_insert`.
+//!
 //! The counting allocator is `allocation_counter`'s: a `#[global_allocator]` wrapping the system
 //! allocator with per-thread counters, so tests running in parallel do not disturb each other.
 //! (Writing our own `GlobalAlloc` needs `unsafe impl`, which the crate's `forbid(unsafe_code)`
@@ -18,7 +21,7 @@
 use bloomlab::filter::Sizing;
 use bloomlab::hash::StrategyId;
 use bloomlab::workload::{KeyGen, KeyKind};
-use bloomlab::{Filter, FilterKind, FilterSpec};
+use bloomlab::{AnyFilter, Filter, FilterKind, FilterSpec};
 use proptest::prelude::*;
 use std::collections::HashSet;
 
@@ -29,7 +32,7 @@ fn specs(n: u64, p: f64) -> Vec<FilterSpec> {
     let mut out = Vec::new();
     for kind in FilterKind::ALL {
         let base = FilterSpec::new(kind, n, p);
-        if let Err(e) = base.build() {
+        if let Err(e) = base.build_from([b"probe"]) {
             panic!("{kind}: {e}");
         }
         if kind == FilterKind::Standard {
@@ -44,6 +47,23 @@ fn specs(n: u64, p: f64) -> Vec<FilterSpec> {
         }
     }
     out
+}
+
+/// `spec` holding `keys`: a static-set kind built from them all, any other kind built empty and
+/// filled with `try_insert` (a refused key, of a full filter, is left out: the filter's model
+/// covers what it holds). Returns the filter and the keys it holds.
+fn filled<'k>(spec: &FilterSpec, keys: &'k [Vec<u8>]) -> (AnyFilter, Vec<&'k [u8]>) {
+    if spec.kind.caps().static_set {
+        let f = spec.build_from(keys).unwrap();
+        return (f, keys.iter().map(Vec::as_slice).collect());
+    }
+    let mut f = spec.build().unwrap();
+    let stored = keys
+        .iter()
+        .filter(|k| f.try_insert(k).is_ok())
+        .map(Vec::as_slice)
+        .collect();
+    (f, stored)
 }
 
 fn label(s: &FilterSpec) -> String {
@@ -77,13 +97,8 @@ proptest! {
         let n = items.len() as u64 + slack;
         for spec in specs(n, p) {
             let spec = FilterSpec { seed, ..spec };
-            let mut f = spec.build().unwrap();
-            let mut stored = Vec::new();
-            for it in &items {
-                if f.try_insert(it).is_ok() {
-                    stored.push(it);
-                }
-            }
+            let (f, stored) = filled(&spec, &items);
+            prop_assert!(!spec.kind.caps().static_set || stored.len() == items.len());
             for it in stored {
                 prop_assert!(f.contains(it), "{}: lost {:?}", label(&spec), it);
             }
@@ -101,10 +116,10 @@ proptest! {
         let n = (keep.len() + drop.len()) as u64;
         for spec in specs(n, p) {
             let spec = FilterSpec { seed, ..spec };
-            let mut f = spec.build().unwrap();
-            if f.as_removable().is_none() {
+            if !spec.kind.caps().removable {
                 continue;
             }
+            let mut f = spec.build().unwrap();
             let mut kept = Vec::new();
             let mut dropped = Vec::new();
             for x in &keep {
@@ -157,13 +172,10 @@ fn measured_fpr_matches_each_filters_own_model() {
                     seed,
                     ..spec.clone()
                 };
-                let mut f = spec.build().unwrap();
                 let keys = KeyGen::new(KeyKind::U64, seed);
+                let present: Vec<Vec<u8>> = (0..n).map(|i| keys.present_key(i)).collect();
+                let (f, _) = filled(&spec, &present);
                 let mut buf = Vec::new();
-                for i in 0..n {
-                    keys.present(i, &mut buf);
-                    let _ = f.try_insert(&buf); // a full filter's model covers what it holds
-                }
                 let mut fp = 0u64;
                 for j in 0..queries {
                     keys.absent(j, &mut buf);
@@ -211,6 +223,12 @@ fn reported_bytes_equal_heap_bytes_allocated() {
     for n in [1u64, 1_000, 100_000] {
         cases.extend(specs(n, 0.01));
     }
+    // 16-bit fingerprints of the static-set kinds (p = 2·10^-4 needs them).
+    cases.extend(
+        specs(1_000, 2e-4)
+            .into_iter()
+            .filter(|s| s.kind.caps().static_set),
+    );
     // Bit-sized variants, for the kinds that take m (scalable and cuckoo size themselves).
     for spec in specs(1_000, 0.01)
         .into_iter()
@@ -226,13 +244,12 @@ fn reported_bytes_equal_heap_bytes_allocated() {
     for spec in cases {
         // Warm up: a first build may fill lazily computed tables (e.g. the blocked model's),
         // which stay allocated for the life of the process and are not the filter's.
-        drop(spec.build());
+        let keys: Vec<Vec<u8>> = (0..spec.n).map(|i| i.to_le_bytes().to_vec()).collect();
+        drop(filled(&spec, &keys));
         let mut built = None;
         let info = allocation_counter::measure(|| {
-            let mut f = spec.build().unwrap();
-            for i in 0..spec.n {
-                let _ = f.try_insert(&i.to_le_bytes());
-            }
+            let (f, stored) = filled(&spec, &keys);
+            drop(stored);
             built = Some(f);
         });
         let f = built.unwrap();

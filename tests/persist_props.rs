@@ -3,7 +3,8 @@
 //! (Allocation bounds are checked in `tests/persist_alloc.rs`, which needs its own allocator.)
 
 use bloomlab::filters::{
-    BlockedBloom, CountingBloom, CuckooFilter, ScalableBloom, ScalableParams, SplitBlockBloom,
+    BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, ScalableBloom, ScalableParams,
+    SplitBlockBloom, XorFilter,
 };
 use bloomlab::hash::{AnyHasher, AnyStrategy, HashId, StrategyId};
 use bloomlab::persist::{self, KeyPolicy, LoadOptions, SaveOptions};
@@ -43,10 +44,15 @@ fn check_outcome(r: Result<AnyFilter, Error>) {
             for i in 0u64..16 {
                 let _ = f.contains(&i.to_le_bytes());
             }
-            // A filter with a hard capacity (cuckoo, non-scaling) may refuse: with Full only.
+            // A filter with a hard capacity (cuckoo, non-scaling) may refuse: with Full only;
+            // a static-set filter (xor, binary fuse) refuses every insert, with Static only.
             match f.try_insert(b"probe") {
                 Ok(()) => assert!(f.contains(b"probe")),
                 Err(Error::Full { .. }) => {}
+                Err(Error::Static { kind }) => {
+                    assert!(f.kind().caps().static_set, "{kind}");
+                    assert_eq!(kind, f.kind().name());
+                }
                 Err(e) => panic!("insert into a loaded filter failed: {e:?}"),
             }
             let _ = f.expected_fpr();
@@ -117,6 +123,14 @@ fn file_of_kind(kind: usize, h: usize, s: usize, seed: u64, items: u64, kp: KeyP
             keys.for_each(|k| {
                 let _ = f.try_insert(&k);
             });
+            persist::to_bytes(&f, &opts)
+        }
+        FilterKind::Xor => {
+            let f = XorFilter::from_keys_and(keys, [8, 16][s % 2], hasher).unwrap();
+            persist::to_bytes(&f, &opts)
+        }
+        FilterKind::BinaryFuse => {
+            let f = BinaryFuseFilter::from_keys_and(keys, [8, 16][s % 2], hasher).unwrap();
             persist::to_bytes(&f, &opts)
         }
     }
@@ -269,7 +283,7 @@ proptest! {
         b.extend_from_slice(&1u16.to_le_bytes());
         b.extend_from_slice(&head[..30]);
         if small_codes {
-            b[10] %= 7; b[11] %= 10; b[12] %= 6; b[13] %= 2; b[14] = 0; b[15] = 0;
+            b[10] %= FilterKind::ALL.len() as u8 + 1; b[11] %= 10; b[12] %= 6; b[13] %= 2; b[14] = 0; b[15] = 0;
         }
         b.extend_from_slice(&(params.len() as u32).to_le_bytes());
         b.extend_from_slice(&(payload.len() as u64).to_le_bytes());

@@ -275,4 +275,10 @@ fn what_a_run_would_refuse_is_refused_at_validation() {
         let e = err(&src);
         assert!(e.starts_with(want), "want {want}\n got {e}");
     }
+    // The runners insert into filters built empty: a static set is refused, by name.
+    let e = err(&GOOD.replacen("kind = \"standard\"", "kind = \"xor\"", 1));
+    assert!(
+        e.contains("filters[0]") && e.contains("xor filter is a static set"),
+        "{e}"
+    );
 }

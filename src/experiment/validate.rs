@@ -488,6 +488,12 @@ fn check_point(fs: &FilterSpec, inserted: u64) -> std::result::Result<(), (Error
 
 /// [`FilterSpec::build`]'s parameter checks (sizing included), without the allocation.
 fn check_filter(fs: &FilterSpec) -> Result<()> {
+    // The runners build filters empty and insert into them: a static set (xor) cannot be.
+    if fs.kind.caps().static_set {
+        return Err(Error::Static {
+            kind: fs.kind.name(),
+        });
+    }
     theory::check_n(fs.n)?;
     if let Some(p) = fs.p {
         theory::check_p(p)?;

@@ -1,5 +1,6 @@
 //! The filters, one file each.
 
+pub mod binary_fuse;
 pub mod blocked;
 pub mod concurrent;
 pub mod counting;
@@ -7,7 +8,10 @@ pub mod cuckoo;
 pub mod scalable;
 pub mod split_block;
 pub mod standard;
+pub mod static_set;
+pub mod xor;
 
+pub use binary_fuse::BinaryFuseFilter;
 pub use blocked::BlockedBloom;
 pub use concurrent::ConcurrentBloom;
 pub use counting::CountingBloom;
@@ -15,3 +19,4 @@ pub use cuckoo::CuckooFilter;
 pub use scalable::{ScalableBloom, ScalableParams};
 pub use split_block::SplitBlockBloom;
 pub use standard::StandardBloom;
+pub use xor::XorFilter;

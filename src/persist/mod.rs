@@ -32,9 +32,23 @@
 //! (24 bytes); payload = the `⌈m/64⌉` words of the bit array (bit `i` is bit `i % 64` of word
 //! `i / 64`), so `L = 8·⌈m/64⌉`, and the bits past `m` in the last word are 0.
 //!
-//! The other kinds (counting, blocked, split-block, scalable, cuckoo) are laid out in the doc
-//! comments of their [`Persist`] implementations (one file per kind under `persist/codecs/`);
-//! all of them are loadable by [`crate::registry::AnyFilter::from_bytes`].
+//! The other kinds are laid out in the doc comments of their [`Persist`] implementations (one
+//! file per kind under `persist/codecs/`); all of them are loadable by
+//! [`crate::registry::AnyFilter::from_bytes`]:
+//!
+//! | kind | code | params (bytes) | payload |
+//! |---|---|---|---|
+//! | counting | 1 | see `codecs/counting.rs` | packed 4-bit counters |
+//! | blocked | 2 | see `codecs/blocked.rs` | 512-bit blocks |
+//! | split-block | 3 | see `codecs/split_block.rs` | 256-bit blocks |
+//! | scalable | 4 | see `codecs/scalable.rs` | the layers |
+//! | cuckoo | 5 | `buckets: u64, f: u32, longest_chain: u32, len, rng, kicks, refused: u64` (48) | `⌈4·f·buckets/64⌉` words |
+//! | xor | 6 | `f: u32, attempts: u32, segment_length L: u64, seed: u64, len: u64, distinct: u64` (40) | `3·L` slots of `f/8` bytes, little-endian |
+//! | binary-fuse | 7 | `f: u32, attempts: u32, arity: u32 = 3, reserved: u32 = 0, seed: u64, len: u64, distinct: u64` (40) | the slots of [`crate::theory::binary_fuse::layout`]`(3, distinct)`, `f/8` bytes each, little-endian |
+//!
+//! A static-set file (xor, binary fuse) is checked against its own sizing rule: the layout must be what
+//! `distinct` keys get, `f` 8 or 16, `attempts` 1 to 32, `distinct ≤ len`, the payload exactly
+//! the table.
 //!
 //! Adding a kind means implementing [`Persist`] (its params, its payload, and a decoder that
 //! checks them) and one arm in the registry's decode dispatch; the container (`persist/container.rs`: the

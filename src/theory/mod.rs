@@ -225,8 +225,10 @@ pub mod counting;
 mod exact;
 pub mod split_block;
 pub use exact::{ExactFpr, ExactMethod, fpr_exact, fpr_exact_with_bound};
+pub mod binary_fuse;
 pub mod cuckoo;
 pub mod scalable;
+pub mod xor;
 
 #[cfg(test)]
 mod tests {

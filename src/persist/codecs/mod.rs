@@ -3,12 +3,14 @@
 //! strategy of a file are rebuilt by [`PersistHasher`] and [`PersistStrategy`], which live with
 //! the hashes ([`crate::hash`]).
 
+mod binary_fuse;
 mod blocked;
 mod counting;
 mod cuckoo;
 mod scalable;
 mod split_block;
 mod standard;
+mod xor;
 
 use super::container::Identity;
 use crate::bits::{BitVec, try_zeroed};

@@ -4,6 +4,8 @@
 //! skipped. The file is read streaming (a line at a time), so its size is not limited by memory.
 //! Without `--n` the keys are counted first, in a streaming pass of their own, and the filter is
 //! sized for that count: two reads of the file, and no `--n` possible for standard input (`-`).
+//! A static-set kind (xor, binary-fuse) is built from the whole key set at once: its keys are read into
+//! memory, one pass, and `--n` is not needed.
 
 use super::{
     human_bytes, parse_filter, parse_fp_bits, parse_growth, parse_hash, parse_k, parse_m, parse_n,
@@ -24,7 +26,7 @@ pub struct Args {
     /// File of keys, one per line (`-` for standard input, which then needs --n).
     #[arg(long)]
     pub keys: PathBuf,
-    /// Filter kind: standard, counting, blocked, split-block, scalable, cuckoo.
+    /// Filter kind: standard, counting, blocked, split-block, scalable, cuckoo, xor, binary-fuse.
     #[arg(long, value_parser = parse_filter, default_value = "standard")]
     pub filter: FilterKind,
     /// Target false-positive rate, strictly between 0 and 1 (0.01, 1%, 1/100).
@@ -60,7 +62,8 @@ pub struct Args {
     /// Write the secret key into the output file in the clear (the file is made private to you).
     #[arg(long, requires = "key_file")]
     pub store_key: bool,
-    /// Cuckoo fingerprint bits: 8, 12 or 16 (0: the smallest that meets p).
+    /// Fingerprint bits: 8, 12 or 16 for cuckoo, 8 or 16 for xor and binary-fuse (0: the smallest
+    /// that meets p).
     #[arg(long, allow_hyphen_values = true, value_parser = parse_fp_bits, default_value = "0")]
     pub fingerprint_bits: u32,
     /// Scalable growth factor (> 1).
@@ -183,6 +186,8 @@ pub fn run(a: &Args) -> Result<()> {
     };
     let n = match a.n {
         Some(n) => n,
+        // A static set is sized from the keys it is built from: counted as they are read.
+        None if a.filter.caps().static_set => 1,
         None => {
             if a.keys.as_os_str() == "-" {
                 return Err(Error::invalid(
@@ -227,6 +232,16 @@ pub fn run(a: &Args) -> Result<()> {
         nonscaling: a.nonscaling,
         ..spec
     };
+    if a.filter.caps().static_set {
+        let mut keys = Vec::new();
+        for_each_key(&a.keys, "reading keys", |k| keys.push(k.to_vec()))?;
+        let f = AnyFilter::build_from_with(&spec, hasher, &keys)?;
+        let out = Built {
+            n: keys.len() as u64,
+            keyed: key.is_some(),
+        };
+        return out.save(a, &f, out.n);
+    }
     let out = Built {
         n,
         keyed: key.is_some(),
@@ -244,7 +259,6 @@ impl Built {
     /// Insert every key (stopping at the first refusal of a filter with a hard capacity: a
     /// filter missing keys would give false negatives), save, report.
     fn fill_and_save(&self, a: &Args, mut f: AnyFilter) -> Result<()> {
-        let n = self.n;
         let mut failed = None;
         let inserted = for_each_key(&a.keys, "inserting", |k| {
             if failed.is_none()
@@ -270,6 +284,12 @@ impl Built {
                 ),
             ));
         }
+        self.save(a, &f, inserted)
+    }
+
+    /// Save `f`, holding `inserted` keys, and report.
+    fn save(&self, a: &Args, f: &AnyFilter, inserted: u64) -> Result<()> {
+        let n = self.n;
         let key = self.keyed.then_some(());
         let opts = SaveOptions {
             key_policy: if a.store_key {

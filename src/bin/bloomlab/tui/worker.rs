@@ -336,8 +336,19 @@ fn run_explore(
             details: f.details(),
         });
     };
-    let mut f = job.spec.build()?;
-    let ns = insert_all(&mut f, &keygen, n, total, &rep, cancel)?;
+    let (f, ns) = if job.spec.kind.caps().static_set {
+        // A static set (xor) is built from all its keys at once.
+        let mut keys = KeyChunk::default();
+        keys.fill(&keygen, 0, n, false);
+        rep.progress(0.0, "building");
+        let start = Instant::now();
+        let f = job.spec.build_from(keys.iter())?;
+        (f, start.elapsed().as_nanos() as f64 / n.max(1) as f64)
+    } else {
+        let mut f = job.spec.build()?;
+        let ns = insert_all(&mut f, &keygen, n, total, &rep, cancel)?;
+        (f, ns)
+    };
     let fill = f.bit_vec().map(|b| fill_map(b, job.regions));
     built(f.bits(), f.bytes(), fill, ns, &f);
     query_loop(&f, job, &keygen, &rep, cancel, tx)
@@ -618,6 +629,43 @@ mod tests {
             _ => None,
         });
         assert_eq!(last, Some(10_000));
+    }
+
+    #[test]
+    fn explore_builds_a_static_set_from_its_keys() {
+        for kind in FilterKind::ALL.into_iter().filter(|k| k.caps().static_set) {
+            let (tx, rx) = channel();
+            let mut rt = Runtime::new(tx);
+            let spec = FilterSpec {
+                kind,
+                n: 1_000,
+                p: Some(0.004),
+                ..FilterSpec::default()
+            };
+            rt.exec(vec![Cmd::StartExplore(ExploreJob {
+                job: 4,
+                spec,
+                keys: KeyKind::U64,
+                key_seed: 1,
+                target_queries: 10_000,
+                time_budget: Duration::from_secs(30),
+                regions: 64,
+            })]);
+            let evs = collect(&rx, Duration::from_secs(60));
+            let model = evs.iter().find_map(|e| match e {
+                WorkerEvent::ExploreBuilt { model_fpr, .. } => Some(*model_fpr),
+                _ => None,
+            });
+            assert_eq!(model, Some(1.0 / 256.0), "{kind}: {:?}", evs.last());
+            assert!(
+                matches!(
+                    evs.last(),
+                    Some(WorkerEvent::Finished { stopped: None, .. })
+                ),
+                "{kind}: {:?}",
+                evs.last()
+            );
+        }
     }
 
     #[test]

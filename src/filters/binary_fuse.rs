@@ -1,0 +1,321 @@
+//! The binary fuse filter, 3-wise (Graf & Lemire 2022).
+
+use super::static_set::{self, KeyHashes, MAX_ATTEMPTS, Peeler, Slot, Table};
+use crate::error::{Error, Result};
+use crate::filter::{Filter, FilterKind};
+use crate::hash::{HashId, ItemHasher, StrategyId, Xxh3};
+use crate::theory::binary_fuse as model;
+use crate::theory::xor as xor_model;
+
+/// Hashes (slots) per key: the 3-wise filter.
+pub const ARITY: u32 = 3;
+
+/// A binary fuse filter: a static set of keys in about `1.125·n` slots of 8- or 16-bit
+/// fingerprints, three slots per key in three consecutive short segments (Graf & Lemire 2022,
+/// "Binary Fuse Filters: Fast and Smaller Than Xor Filters", ACM JEA 27).
+///
+/// * **Layout** ([`model::layout`]): segments of `L` slots (a power of two); a key's mixed
+///   64-bit hash `h` picks the start `h0 = ⌊h · S·L / 2^64⌋` of its window among the first
+///   `S·L` slots, then one slot in each of the next two segments at offsets taken from other
+///   bits of `h`; its fingerprint is the low bits of `h ⊕ (h >> 32)`.
+/// * **Query**: as for the [`XorFilter`](super::XorFilter): XOR of the three slots against the
+///   fingerprint, rate `2^−f`, for `≈ 1.125·f` bits per key at large n (the paper's size factor
+///   `max(1.125, 0.875 + 0.25·ln 10⁶/ln n)` is above 1.125 below 10⁶ keys).
+/// * **Construction** from the whole set: the deduplicated hashes are mixed with a seed and
+///   *sorted*, which orders the keys by window, so the peeling walks the table nearly in order
+///   (the locality the paper's construction relies on); at most [`MAX_ATTEMPTS`] seeds, then
+///   [`Error::Construction`].
+/// * **Static**: [`Filter::try_insert`] returns [`Error::Static`].
+///
+/// ```
+/// use bloomlab::Filter;
+/// use bloomlab::filters::BinaryFuseFilter;
+/// let n = 1_000_000u64;
+/// let f = BinaryFuseFilter::from_keys((0..n).map(u64::to_le_bytes), 8).unwrap();
+/// assert!((0..n).step_by(97).all(|k| f.contains(&k.to_le_bytes())));
+/// assert_eq!(f.bits(), 1_130_496 * 8);                      // 138 segments of 2^13 slots
+/// let bpk = f.bytes() as f64 * 8.0 / n as f64;
+/// assert!((bpk / (1.125 * 8.0) - 1.0).abs() < 0.02, "{bpk}"); // ≈ 1.125·f bits per key
+/// let fp = (n..n + 200_000).filter(|k| f.contains(&k.to_le_bytes())).count();
+/// let fpr = fp as f64 / 200_000.0;                          // model 2^−8
+/// assert!((fpr - f.expected_fpr()).abs() < 0.0006, "{fpr}");
+/// ```
+#[derive(Debug, Clone)]
+pub struct BinaryFuseFilter<H = Xxh3> {
+    table: Table,
+    /// Slots per segment, L (a power of two).
+    segment: u32,
+    /// Slots a window may start in: segment count S times L.
+    starts: u32,
+    seed: u64,
+    len: u64,
+    distinct: u64,
+    attempts: u32,
+    hasher: H,
+}
+
+/// The label the seeds of a binary fuse filter are derived from.
+const SEED_LABEL: &[u8] = b"bloomlab/binary-fuse/seed";
+
+/// The three slots of mixed hash `h`: windows start in `0..starts`, segments of `l` slots.
+#[inline]
+fn positions(h: u64, l: u32, starts: u32) -> [u32; 3] {
+    let h0 = ((u128::from(h) * u128::from(starts)) >> 64) as u32;
+    let mask = l - 1;
+    [
+        h0,
+        (h0 + l) ^ ((h >> 18) as u32 & mask),
+        (h0 + 2 * l) ^ (h as u32 & mask),
+    ]
+}
+
+impl BinaryFuseFilter<Xxh3> {
+    /// A binary fuse filter of `keys` with `f`-bit (8 or 16) fingerprints and the default hash.
+    ///
+    /// # Errors
+    /// As [`BinaryFuseFilter::from_keys_and`].
+    pub fn from_keys<I, K>(keys: I, f: u32) -> Result<Self>
+    where
+        I: IntoIterator<Item = K>,
+        K: AsRef<[u8]>,
+    {
+        Self::from_keys_and(keys, f, Xxh3::default())
+    }
+}
+
+impl<H: ItemHasher> BinaryFuseFilter<H> {
+    /// A binary fuse filter of `keys` (repeats allowed) with `f`-bit fingerprints.
+    ///
+    /// # Errors
+    /// `f` not 8 or 16; more than [`xor_model::MAX_KEYS`] distinct keys; [`Error::Allocation`];
+    /// [`Error::Construction`] when [`MAX_ATTEMPTS`] seeds all fail to peel.
+    pub fn from_keys_and<I, K>(keys: I, f: u32, hasher: H) -> Result<Self>
+    where
+        I: IntoIterator<Item = K>,
+        K: AsRef<[u8]>,
+    {
+        xor_model::check_fingerprint_bits(f)?;
+        let KeyHashes { distinct, given } = static_set::key_hashes(&hasher, keys);
+        let n = xor_model::check_keys(distinct.len() as u64)?;
+        let (l, segments, _) = model::layout(ARITY, n);
+        // n ≤ 2^31 keeps every count below 2^32 (at most 1.2·2^31 + 2^19 slots).
+        Self::construct(&distinct, given, f, (l as u32, segments as u32), hasher)
+    }
+
+    /// Peel the distinct hashes into `segments + 2` segments of `l` slots, trying at most
+    /// [`MAX_ATTEMPTS`] seeds.
+    fn construct(
+        distinct: &[u64],
+        given: u64,
+        f: u32,
+        (l, segments): (u32, u32),
+        hasher: H,
+    ) -> Result<Self> {
+        let n = distinct.len() as u64;
+        let starts = segments * l;
+        let mut table = Table::zeroed(f, u64::from(segments + ARITY - 1) * u64::from(l))?;
+        let mut peeler = Peeler::default();
+        let mut mixed: Vec<u64> = Vec::new();
+        for attempt in 0..MAX_ATTEMPTS {
+            let seed = static_set::attempt_seed(&hasher, SEED_LABEL, attempt);
+            mixed.clear();
+            mixed.extend(distinct.iter().map(|&k| static_set::mix(k, seed)));
+            // Sorted by hash = sorted by window start: the peeling then walks the table in order.
+            mixed.sort_unstable();
+            let pos = |h| positions(h, l, starts);
+            let ok = match &mut table {
+                Table::F8(t) => peeler.peel(&mixed, t, pos)?,
+                Table::F16(t) => peeler.peel(&mixed, t, pos)?,
+            };
+            if ok {
+                return Ok(Self {
+                    table,
+                    segment: l,
+                    starts,
+                    seed,
+                    len: given,
+                    distinct: n,
+                    attempts: attempt + 1,
+                    hasher,
+                });
+            }
+        }
+        Err(Error::Construction {
+            kind: FilterKind::BinaryFuse.name(),
+            keys: n,
+            attempts: MAX_ATTEMPTS,
+        })
+    }
+
+    /// Rebuild from saved parts (see [`crate::persist`]); the caller checked that `table` is
+    /// the layout of `distinct` keys.
+    pub(crate) fn from_parts(
+        table: Table,
+        (segment, segments): (u32, u32),
+        seed: u64,
+        (len, distinct, attempts): (u64, u64, u32),
+        hasher: H,
+    ) -> Self {
+        Self {
+            table,
+            segment,
+            starts: segments * segment,
+            seed,
+            len,
+            distinct,
+            attempts,
+            hasher,
+        }
+    }
+
+    /// The hasher.
+    pub fn hasher(&self) -> &H {
+        &self.hasher
+    }
+
+    /// The fingerprint table.
+    #[must_use]
+    pub fn table(&self) -> &Table {
+        &self.table
+    }
+
+    /// The construction seed that peeled.
+    #[must_use]
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Distinct key hashes stored.
+    #[must_use]
+    pub fn distinct(&self) -> u64 {
+        self.distinct
+    }
+
+    /// Seeds tried until one peeled (1 to [`MAX_ATTEMPTS`]).
+    #[must_use]
+    pub fn attempts(&self) -> u32 {
+        self.attempts
+    }
+
+    #[inline]
+    fn check<F: Slot>(&self, t: &[F], item: &[u8]) -> bool {
+        let h = static_set::mix(self.hasher.hash128(item).lo, self.seed);
+        static_set::matches(t, h, positions(h, self.segment, self.starts))
+    }
+}
+
+impl<H: ItemHasher> Filter for BinaryFuseFilter<H> {
+    fn try_insert(&mut self, _item: &[u8]) -> Result<()> {
+        Err(Error::Static {
+            kind: FilterKind::BinaryFuse.name(),
+        })
+    }
+    #[inline]
+    fn contains(&self, item: &[u8]) -> bool {
+        match &self.table {
+            Table::F8(t) => self.check(t, item),
+            Table::F16(t) => self.check(t, item),
+        }
+    }
+    fn len(&self) -> u64 {
+        self.len
+    }
+    fn bits(&self) -> u64 {
+        self.table.slots() * u64::from(self.table.fingerprint_bits())
+    }
+    fn bytes(&self) -> usize {
+        self.table.bytes()
+    }
+    fn k(&self) -> u32 {
+        ARITY
+    }
+    fn classic_params(&self) -> Option<(u64, u32)> {
+        None
+    }
+    fn expected_fpr(&self) -> f64 {
+        model::fpr(self.table.fingerprint_bits())
+    }
+    fn kind(&self) -> FilterKind {
+        FilterKind::BinaryFuse
+    }
+    fn hash_id(&self) -> HashId {
+        self.hasher.id()
+    }
+    fn strategy_id(&self) -> Option<StrategyId> {
+        None
+    }
+    fn details(&self) -> Vec<(String, String)> {
+        let f = self.table.fingerprint_bits();
+        vec![
+            ("fingerprint bits".into(), f.to_string()),
+            ("slots".into(), self.table.slots().to_string()),
+            ("segment length".into(), self.segment.to_string()),
+            ("distinct keys".into(), self.distinct.to_string()),
+            (
+                "bits per distinct key".into(),
+                format!("{:.3}", model::bits_per_key(ARITY, self.distinct, f)),
+            ),
+            ("seeds tried".into(), self.attempts.to_string()),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hash::Weak;
+
+    #[test]
+    fn duplicates_build_and_are_found() {
+        let keys: Vec<u64> = (0..100_000u64)
+            .map(|i| if i % 10 == 9 { i - 9 } else { i })
+            .collect();
+        for f in [8, 16] {
+            let x = BinaryFuseFilter::from_keys(keys.iter().map(|k| k.to_le_bytes()), f).unwrap();
+            assert!(keys.iter().all(|k| x.contains(&k.to_le_bytes())), "f={f}");
+            assert_eq!((x.len(), x.distinct()), (100_000, 90_000));
+        }
+    }
+
+    #[test]
+    fn keys_colliding_completely_under_weak_make_a_one_key_set() {
+        let keys: Vec<Vec<u8>> = (0..100u32)
+            .map(|i| {
+                (0..7)
+                    .flat_map(|b| if i >> b & 1 == 1 { *b"Aa" } else { *b"BB" })
+                    .collect()
+            })
+            .collect();
+        let x = BinaryFuseFilter::from_keys_and(&keys, 8, Weak::default()).unwrap();
+        assert_eq!((x.len(), x.distinct()), (100, 1));
+        assert!(keys.iter().all(|k| x.contains(k)));
+    }
+
+    #[test]
+    fn small_sets_and_unpeelable_ones() {
+        for n in [0u64, 1, 2, 3, 10, 100, 1000] {
+            let keys: Vec<[u8; 8]> = (0..n).map(u64::to_le_bytes).collect();
+            let x = BinaryFuseFilter::from_keys(&keys, 8).unwrap();
+            assert!(keys.iter().all(|k| x.contains(k)), "{n}");
+        }
+        // 40 keys in a table of 12 slots (one window of three segments of 4) can never peel:
+        // every seed fails, and construction stops after MAX_ATTEMPTS.
+        let hashes: Vec<u64> = (1..=40).collect();
+        let e = BinaryFuseFilter::construct(&hashes, 40, 8, (4, 1), Xxh3::default()).unwrap_err();
+        assert_eq!(
+            e,
+            Error::Construction {
+                kind: "binary-fuse",
+                keys: 40,
+                attempts: MAX_ATTEMPTS
+            }
+        );
+        let mut x = BinaryFuseFilter::from_keys([b"a"], 16).unwrap();
+        assert_eq!(
+            x.try_insert(b"b"),
+            Err(Error::Static {
+                kind: "binary-fuse"
+            })
+        );
+    }
+}

@@ -1,0 +1,136 @@
+//! The binary fuse filter's codec (kind 7).
+
+use super::{ParamReader, Persist, PersistHasher, no_strategy, reserved_zero};
+use crate::error::Result;
+use crate::filter::{Filter, FilterKind};
+use crate::filters::BinaryFuseFilter;
+use crate::filters::binary_fuse::ARITY;
+use crate::filters::static_set::{MAX_ATTEMPTS, Table};
+use crate::persist::Identity;
+use crate::persist::container::corrupt;
+use crate::theory::{binary_fuse as model, xor as xor_model};
+use std::io::{self, Write};
+
+/// **Binary fuse filter** (kind 7, no strategy): params = `f: u32` (8 or 16), `attempts: u32`
+/// (1 to 32), `arity: u32` (3), `reserved: u32 = 0`, `seed: u64`, `len: u64` (keys given),
+/// `distinct: u64` (40 bytes); payload = the slots of [`model::layout`]`(3, distinct)`, each
+/// `f/8` bytes little-endian. The layout is not stored: it is the paper's sizing of `distinct`
+/// keys, and the payload must be exactly that table.
+impl<H: PersistHasher> Persist for BinaryFuseFilter<H> {
+    const KIND: FilterKind = FilterKind::BinaryFuse;
+    fn identity(&self) -> Identity {
+        Identity {
+            hash: self.hasher().id(),
+            key: self.hasher().key_material(),
+            strategy: None,
+        }
+    }
+    fn params(&self) -> Vec<u8> {
+        let mut p = Vec::with_capacity(40);
+        p.extend_from_slice(&self.table().fingerprint_bits().to_le_bytes());
+        p.extend_from_slice(&self.attempts().to_le_bytes());
+        p.extend_from_slice(&ARITY.to_le_bytes());
+        p.extend_from_slice(&0u32.to_le_bytes());
+        p.extend_from_slice(&self.seed().to_le_bytes());
+        p.extend_from_slice(&Filter::len(self).to_le_bytes());
+        p.extend_from_slice(&self.distinct().to_le_bytes());
+        p
+    }
+    fn payload_len(&self) -> u64 {
+        self.table().bytes() as u64
+    }
+    fn write_payload(&self, w: &mut dyn Write) -> io::Result<()> {
+        self.table().write_le(w)
+    }
+    fn decode(id: &Identity, params: &[u8], payload: &[u8]) -> Result<Self> {
+        let kind = FilterKind::BinaryFuse;
+        let mut r = ParamReader::new(params, kind);
+        let f = r.u32("fingerprint bits")?;
+        let attempts = r.u32("attempts")?;
+        let arity = r.u32("arity")?;
+        let reserved = r.u32("reserved")?;
+        let seed = r.u64("seed")?;
+        let len = r.u64("len")?;
+        let distinct = r.u64("distinct")?;
+        r.finish()?;
+        reserved_zero(kind, reserved)?;
+        no_strategy(kind, id)?;
+        let hasher = H::from_key_material(id.hash, id.key)?;
+        xor_model::check_fingerprint_bits(f).map_err(|_| {
+            corrupt(format!(
+                "binary fuse filter has {f}-bit fingerprints, not 8 or 16"
+            ))
+        })?;
+        if arity != ARITY {
+            return Err(corrupt(format!(
+                "binary fuse filter is {arity}-wise; this build reads 3-wise"
+            )));
+        }
+        if !(1..=MAX_ATTEMPTS).contains(&attempts) {
+            return Err(corrupt(format!(
+                "binary fuse filter says {attempts} seeds were tried, not 1 to {MAX_ATTEMPTS}"
+            )));
+        }
+        if distinct > xor_model::MAX_KEYS || distinct > len {
+            return Err(corrupt(format!(
+                "binary fuse filter holds {distinct} distinct keys of {len} given (at most {})",
+                xor_model::MAX_KEYS
+            )));
+        }
+        let (l, segments, slots) = model::layout(ARITY, distinct);
+        let want = slots * u64::from(f / 8);
+        if payload.len() as u64 != want {
+            return Err(corrupt(format!(
+                "binary fuse filter payload is {} bytes, but {distinct} keys get {slots} slots of {f} bits ({want} bytes)",
+                payload.len()
+            )));
+        }
+        // distinct ≤ 2^31 keeps the layout's numbers below 2^32.
+        let table = Table::from_le(f, payload)?;
+        Ok(BinaryFuseFilter::from_parts(
+            table,
+            (l as u32, segments as u32),
+            seed,
+            (len, distinct, attempts),
+            hasher,
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::error::Error;
+    use crate::filter::Filter;
+    use crate::filters::BinaryFuseFilter;
+    use crate::persist::{self, LoadOptions, SaveOptions};
+
+    fn load_with(b: &[u8], at: usize, v: &[u8]) -> crate::error::Result<BinaryFuseFilter> {
+        let mut b = b.to_vec();
+        b[52 + at..52 + at + v.len()].copy_from_slice(v);
+        let n = b.len() - 8;
+        let sum = xxhash_rust::xxh3::xxh3_64(&b[..n]);
+        b[n..].copy_from_slice(&sum.to_le_bytes());
+        persist::from_bytes(&b, &LoadOptions::new())
+    }
+
+    #[test]
+    fn round_trips_and_refuses_inconsistent_params() {
+        let f = BinaryFuseFilter::from_keys((0u64..3000).map(u64::to_le_bytes), 8).unwrap();
+        let b = persist::to_bytes(&f, &SaveOptions::default()).unwrap();
+        let g: BinaryFuseFilter = persist::from_bytes(&b, &LoadOptions::new()).unwrap();
+        assert_eq!(g.table(), f.table());
+        assert!((0u64..3000).all(|k| g.contains(&k.to_le_bytes())));
+        let bad: [(usize, &[u8]); 6] = [
+            (0, &12u32.to_le_bytes()),    // f
+            (4, &0u32.to_le_bytes()),     // attempts
+            (8, &4u32.to_le_bytes()),     // arity
+            (12, &1u32.to_le_bytes()),    // reserved
+            (32, &3001u64.to_le_bytes()), // distinct > len
+            (32, &100u64.to_le_bytes()),  // another layout than the payload
+        ];
+        for (at, v) in bad {
+            let e = load_with(&b, at, v).unwrap_err();
+            assert!(matches!(e, Error::Corrupt(_)), "{at}: {e}");
+        }
+    }
+}
