@@ -64,7 +64,7 @@ pub trait IndexStrategy: Clone + Copy + Send + Sync + Debug + Default + 'static 
 
     /// Call `f` with each of the k positions of `item` in `[0, m)`, in order, stopping as soon as
     /// `f` returns `false`. Returns `false` if it stopped early, `true` otherwise.
-    #[inline]
+    #[inline(always)]
     fn for_each_index<H: ItemHasher, F: FnMut(u64) -> bool>(
         &self,
         hasher: &H,
