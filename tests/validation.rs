@@ -41,20 +41,76 @@ fn fixtures() -> &'static Path {
         ];
         let s = StandardBloom::keyed(1000, 0.01, key).unwrap();
         persist::save(&s, d.join("keyed.bloom"), &SaveOptions::default()).unwrap();
+        std::fs::write(d.join("tiny.toml"), TINY_SPEC).unwrap();
         d
     })
+}
+
+/// An experiment that runs in well under a second with `--quick`.
+const TINY_SPEC: &str = r#"
+name = "tiny"
+question = "?"
+[[filters]]
+kind = "standard"
+n = 1000
+p = 0.01
+[sweep]
+var = "fill"
+values = [0.5, 1.0]
+[quick]
+trials = 1
+queries = 200
+[plot]
+[[plot.panels]]
+y = "fpr"
+x_label = "fill"
+y_label = "FPR"
+"#;
+
+/// Where a command's standard output goes.
+#[derive(Clone, Copy, Debug)]
+enum Stdout {
+    /// A pipe the test reads (and ignores).
+    Piped,
+    /// `/dev/full`: every write fails with ENOSPC.
+    Full,
+    /// A pipe whose reading end is closed before the command starts: every write fails with
+    /// EPIPE.
+    Closed,
+}
+
+/// Run `bloomlab args` in `dir` with standard input empty and standard output as `out`.
+fn run_in(dir: &Path, args: &str, out: Stdout) -> std::process::Output {
+    let argv: Vec<&str> = args.split_whitespace().collect();
+    let mut c = Command::new(env!("CARGO_BIN_EXE_bloomlab"));
+    c.args(&argv).current_dir(dir).stdin(Stdio::null());
+    match out {
+        Stdout::Piped => {}
+        Stdout::Full => {
+            c.stdout(
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .open("/dev/full")
+                    .unwrap(),
+            );
+        }
+        Stdout::Closed => {
+            let (r, w) = std::io::pipe().unwrap();
+            drop(r);
+            c.stdout(w);
+        }
+    }
+    c.output().expect("binary runs")
 }
 
 /// Run `bloomlab args` in the fixtures directory; expect exit status 2 and a one-line error on
 /// stderr containing `fragment`.
 fn refuses(args: &str, fragment: &str) {
-    let argv: Vec<&str> = args.split_whitespace().collect();
-    let o = Command::new(env!("CARGO_BIN_EXE_bloomlab"))
-        .args(&argv)
-        .current_dir(fixtures())
-        .stdin(Stdio::null())
-        .output()
-        .expect("binary runs");
+    refuses_in(fixtures(), args, fragment, Stdout::Piped);
+}
+
+fn refuses_in(dir: &Path, args: &str, fragment: &str, out: Stdout) {
+    let o = run_in(dir, args, out);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "bloomlab {args}: stderr {err}");
     assert!(
@@ -153,6 +209,62 @@ cli_rows! {
     query_keys_unreadable: "query f.bloom --keys nope.txt" => "i/o error on nope.txt";
 }
 
+// Standard output that cannot be written. `/dev/full` (ENOSPC): one line naming standard
+// output, exit 2. A closed pipe (EPIPE, `bloomlab … | head`): exit 0, nothing on stderr.
+macro_rules! full_rows {
+    ($($name:ident: $args:literal => $frag:literal;)*) => {
+        /// Every row run with standard output on `/dev/full`.
+        const FULL_ROWS: &[(&str, &str, &str)] = &[$((stringify!($name), $args, $frag)),*];
+        $(
+            #[test]
+            fn $name() {
+                refuses_in(fixtures(), $args, $frag, Stdout::Full);
+            }
+        )*
+    };
+}
+
+const NO_SPACE: &str = "i/o error on standard output: No space left on device";
+
+full_rows! {
+    stdout_full_calc: "calc --n 5 --p 0.1" => "i/o error on standard output: No space left on device";
+    stdout_full_calc_json: "calc --n 5 --p 0.1 --json" => "i/o error on standard output: No space left on device";
+    stdout_full_measure: "measure --n 1000 --p 0.01 --queries 1000" => "i/o error on standard output: No space left on device";
+    stdout_full_measure_json: "measure --n 1000 --p 0.01 --queries 1000 --json" => "i/o error on standard output: No space left on device";
+    stdout_full_walkthrough: "walkthrough" => "i/o error on standard output: No space left on device";
+    stdout_full_guide: "" => "i/o error on standard output: No space left on device";
+    stdout_full_help: "--help" => "i/o error on standard output: No space left on device";
+    stdout_full_build: "build --keys keys.txt --p 0.01 --out full-build.bloom" => "i/o error on standard output: No space left on device";
+    stdout_full_query: "query f.bloom key-1" => "i/o error on standard output: No space left on device";
+    stdout_full_run: "run tiny.toml --quick --out full-run" => "i/o error on standard output: No space left on device";
+}
+
+macro_rules! closed_pipe_rows {
+    ($($name:ident: $args:literal => $code:literal;)*) => {
+        /// Every row run with standard output on a closed pipe.
+        const PIPE_ROWS: &[(&str, &str)] = &[$((stringify!($name), $args)),*];
+        $(
+            #[test]
+            fn $name() {
+                let o = run_in(fixtures(), $args, Stdout::Closed);
+                let err = String::from_utf8_lossy(&o.stderr);
+                assert_eq!(o.status.code(), Some($code), "bloomlab {}: {err}", $args);
+                assert!(err.is_empty(), "bloomlab {}: {err}", $args);
+            }
+        )*
+    };
+}
+
+closed_pipe_rows! {
+    closed_pipe_calc: "calc --n 5 --p 0.1" => 0;
+    closed_pipe_measure: "measure --n 1000 --p 0.01 --queries 1000" => 0;
+    closed_pipe_walkthrough: "walkthrough" => 0;
+    closed_pipe_guide: "" => 0;
+    closed_pipe_build: "build --keys keys.txt --p 0.01 --out pipe-build.bloom" => 0;
+    closed_pipe_run: "run tiny.toml --quick --out pipe-run" => 0;
+    closed_pipe_query_answers_by_status: "query f.bloom key-1" => 0;
+}
+
 #[test]
 fn book_table_lists_every_cli_row() {
     let md = std::fs::read_to_string(concat!(
@@ -160,9 +272,19 @@ fn book_table_lists_every_cli_row() {
         "/book/src/validation.md"
     ))
     .expect("book/src/validation.md");
-    for (name, args, frag) in CLI_ROWS {
+    assert!(md.contains(NO_SPACE));
+    for (name, args) in PIPE_ROWS {
         assert!(
-            md.contains(&format!("`bloomlab {args}`")),
+            md.contains(&format!(
+                "`{}` | closed pipe",
+                format!("bloomlab {args}").trim_end()
+            )),
+            "{name}: `bloomlab {args}` (closed pipe) missing from the book's table"
+        );
+    }
+    for (name, args, frag) in CLI_ROWS.iter().chain(FULL_ROWS) {
+        assert!(
+            md.contains(&format!("`{}`", format!("bloomlab {args}").trim_end())),
             "{name}: `bloomlab {args}` missing from the book's table"
         );
         assert!(

@@ -366,7 +366,9 @@ impl Progress for NoProgress {
     fn advance(&self, _: u64) {}
     fn status(&self, _: &str) {}
     fn warn(&self, msg: &str) {
-        eprintln!("warning: {msg}");
+        // Never a panic on a closed or full standard error: the warning is dropped then.
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr().lock(), "warning: {msg}");
     }
 }
 

@@ -50,15 +50,19 @@ fn main() -> ExitCode {
             let first = lines.next().unwrap_or("error: invalid arguments");
             // "the following required arguments were not provided:" names them on the next line.
             match lines.next().filter(|_| first.ends_with(':')) {
-                Some(what) => eprintln!("{first} {}", what.trim()),
-                None => eprintln!("{first}"),
+                Some(what) => cli::out::errln!("{first} {}", what.trim()),
+                None => cli::out::errln!("{first}"),
             }
             return ExitCode::from(2);
         }
         Err(e) => {
-            // --help and --version
-            let _ = e.print();
-            return ExitCode::SUCCESS;
+            // --help and --version (a closed pipe is fine, a full disk is not)
+            let printed = std::io::Write::write_all(
+                &mut std::io::stdout().lock(),
+                e.render().to_string().as_bytes(),
+            )
+            .map_err(|e| cli::out::stdout_error(&e));
+            return cli::out::finish(printed);
         }
     };
     let result = match cli.cmd {
@@ -74,16 +78,9 @@ fn main() -> ExitCode {
             if std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {
                 tui::run()
             } else {
-                println!("{}", cli::GUIDE);
-                Ok(())
+                cli::out::outln!("{}", cli::GUIDE)
             }
         }
     };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(2)
-        }
-    }
+    cli::out::finish(result)
 }

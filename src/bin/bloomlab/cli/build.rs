@@ -5,6 +5,7 @@
 //! Without `--n` the keys are counted first, in a streaming pass of their own, and the filter is
 //! sized for that count: two reads of the file, and no `--n` possible for standard input (`-`).
 
+use super::out::{errln, outln};
 use super::{
     human_bytes, parse_filter, parse_fp_bits, parse_growth, parse_hash, parse_k, parse_m, parse_n,
     parse_p, parse_strategy, parse_tightening, pct, thousands,
@@ -280,7 +281,7 @@ impl Built {
         };
         f.save(&a.out, &opts)?;
         let size = std::fs::metadata(&a.out).map_or(0, |m| m.len());
-        println!(
+        outln!(
             "built a {} filter: {} keys, m = {} bits, k = {}, hash {}, strategy {}",
             a.filter,
             thousands(inserted),
@@ -288,31 +289,31 @@ impl Built {
             f.k(),
             a.hash,
             f.strategy_id().map_or("none", StrategyId::name)
-        );
-        println!(
+        )?;
+        outln!(
             "  expected FPR {} at {} keys (designed for {})",
             pct(f.expected_fpr()),
             thousands(inserted),
             thousands(n)
-        );
-        println!(
+        )?;
+        outln!(
             "  wrote {} ({} bytes = {})",
             a.out.display(),
             thousands(size),
             human_bytes(size as f64)
-        );
+        )?;
         if key.is_some() {
             if a.store_key {
-                println!(
+                outln!(
                     "  the secret key is stored IN THE FILE (--store-key); keep the file private"
-                );
+                )?;
             } else {
-                println!("  the secret key is NOT in the file: query with --key-file");
+                outln!("  the secret key is NOT in the file: query with --key-file")?;
             }
         }
         // A scalable filter grows to keep its bound; the others lose accuracy past n.
         if inserted > n && !a.filter.caps().grows {
-            eprintln!(
+            errln!(
                 "warning: {} keys inserted into a filter designed for {}: its FPR is above the target",
                 thousands(inserted),
                 thousands(n)

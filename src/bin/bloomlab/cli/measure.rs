@@ -1,5 +1,6 @@
 //! `bloomlab measure`: build a filter, insert n keys, query absent keys, report against theory.
 
+use super::out::outln;
 use super::{
     human_bytes, parse_filter, parse_fp_bits, parse_growth, parse_hash, parse_k, parse_m, parse_n,
     parse_p, parse_strategy, parse_tightening, pct, thousands,
@@ -140,11 +141,10 @@ pub fn run(a: &Args) -> Result<()> {
     }
     let r = r?;
     if a.json {
-        println!("{}", to_json(&r)?);
+        outln!("{}", to_json(&r)?)
     } else {
-        print_text(&r);
+        print_text(&r)
     }
-    Ok(())
 }
 
 /// The JSON object (fields named in DESIGN.md).
@@ -165,21 +165,25 @@ pub fn to_json(r: &Measurement) -> Result<String> {
     serde_json::to_string_pretty(&v).map_err(|e| Error::Corrupt(e.to_string()))
 }
 
-fn print_text(r: &Measurement) {
+fn print_text(r: &Measurement) -> Result<()> {
     let strat = r.strategy.as_deref().unwrap_or("-");
-    println!(
+    outln!(
         "{} filter, hash {}, strategy {}, {} keys, seed {}",
-        r.filter, r.hash, strat, r.keys, r.seed
-    );
-    println!(
+        r.filter,
+        r.hash,
+        strat,
+        r.keys,
+        r.seed
+    )?;
+    outln!(
         "  size      m = {} bits, k = {}, {} heap bytes ({}), {:.3} bits/key",
         thousands(r.m_bits),
         r.k,
         thousands(r.bytes as u64),
         human_bytes(r.bytes as f64),
         r.bits_per_key
-    );
-    println!(
+    )?;
+    outln!(
         "  inserted  {} keys{}",
         thousands(r.n),
         if r.trials > 1 {
@@ -187,8 +191,8 @@ fn print_text(r: &Measurement) {
         } else {
             String::new()
         }
-    );
-    println!(
+    )?;
+    outln!(
         "  FPR       {} ({} of {} absent keys), 95% CI [{}, {}] ({})",
         pct(r.fpr),
         thousands(r.false_positives),
@@ -196,7 +200,7 @@ fn print_text(r: &Measurement) {
         pct(r.fpr_ci95[0]),
         pct(r.fpr_ci95[1]),
         r.ci_method
-    );
+    )?;
     let inside = |t: f64| {
         if r.fpr_ci95[0] <= t && t <= r.fpr_ci95[1] {
             "inside the CI"
@@ -204,16 +208,16 @@ fn print_text(r: &Measurement) {
             "OUTSIDE the CI"
         }
     };
-    println!(
+    outln!(
         "  model     {}  ({})",
         pct(r.theory.model),
         inside(r.theory.model)
-    );
+    )?;
     if let (Some(c), Some(e)) = (r.theory.classic, r.theory.exact) {
-        println!("  classic   {}  ({})", pct(c), inside(c));
-        println!("  exact     {}  ({})", pct(e), inside(e));
+        outln!("  classic   {}  ({})", pct(c), inside(c))?;
+        outln!("  exact     {}  ({})", pct(e), inside(e))?;
     }
-    println!(
+    outln!(
         "  false negatives {}{}",
         r.false_negatives,
         if r.false_negatives == 0 {
@@ -221,22 +225,23 @@ fn print_text(r: &Measurement) {
         } else {
             "  <-- CONTRACT VIOLATED"
         }
-    );
+    )?;
     if r.insert_failures > 0 {
-        println!(
+        outln!(
             "  refused inserts {} (filter full)",
             thousands(r.insert_failures)
-        );
+        )?;
     }
-    println!(
+    outln!(
         "  time      {:.1} ns/insert, {:.1} ns/query (absent){}",
         r.ns_per_insert,
         r.ns_per_query,
         r.ns_per_query_hit
             .map(|h| format!(", {h:.1} ns/query (present)"))
             .unwrap_or_default()
-    );
+    )?;
     for (k, v) in &r.details {
-        println!("  {k:<9} {v}");
+        outln!("  {k:<9} {v}")?;
     }
+    Ok(())
 }

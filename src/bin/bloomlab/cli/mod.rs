@@ -1,5 +1,7 @@
 //! Command implementations and shared argument parsers.
 
+pub mod out;
+
 pub mod build;
 pub mod calc;
 pub mod measure;

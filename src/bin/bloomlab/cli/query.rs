@@ -96,7 +96,7 @@ fn answer(a: &Args) -> Result<bool> {
         Ok(()) => Ok(any),
         // `bloomlab query … | head`: the reader left; what was answered stands.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(any),
-        Err(e) => Err(io_err("standard output", &e)),
+        Err(e) => Err(super::out::stdout_error(&e)),
     }
 }
 
@@ -107,7 +107,7 @@ pub fn run(a: &Args) -> ExitCode {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(e) => {
-            eprintln!("error: {e}");
+            super::out::errln!("error: {e}");
             ExitCode::from(2)
         }
     }

@@ -1,6 +1,7 @@
 //! `bloomlab run`: run experiment specs (`experiments/*.toml`) into `results/<name>.csv`,
 //! `.svg` and `.png`, with a progress bar and ETA per experiment.
 
+use super::out::{errln, outln};
 use bloomlab::experiment::{Experiment, Progress};
 use bloomlab::{Error, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -48,7 +49,7 @@ impl Progress for Bar {
         self.0.set_message(msg.to_string());
     }
     fn warn(&self, msg: &str) {
-        self.0.suspend(|| eprintln!("warning: {msg}"));
+        self.0.suspend(|| errln!("warning: {msg}"));
     }
 }
 
@@ -63,14 +64,9 @@ fn io(path: &std::path::Path, e: std::io::Error) -> Error {
 /// once: a spec that does not parse (then nothing runs), or each experiment that failed (the
 /// others still run; the last line names the failed ones).
 pub fn run(args: &Args) -> ExitCode {
-    match run_all(args) {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::from(2),
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(2)
-        }
-    }
+    let mut ok = true;
+    let code = super::out::finish(run_all(args).map(|all| ok = all));
+    if ok { code } else { ExitCode::from(2) }
 }
 
 /// Run everything; `Ok(false)` when an experiment failed (its error already printed).
@@ -111,12 +107,12 @@ fn run_all(args: &Args) -> Result<bool> {
     if args.replot {
         for exp in &exps {
             let files = exp.replot(&args.out)?;
-            println!(
+            outln!(
                 "{}: redrawn {}, {}",
                 exp.spec.name,
                 files.svg.display(),
                 files.png.display()
-            );
+            )?;
         }
         return Ok(true);
     }
@@ -125,7 +121,7 @@ fn run_all(args: &Args) -> Result<bool> {
         if args.quick
             && let Some(why) = exp.quick_skip()
         {
-            println!("{}: skipped in --quick ({why})", exp.spec.name);
+            outln!("{}: skipped in --quick ({why})", exp.spec.name)?;
             continue;
         }
         let pb = ProgressBar::with_draw_target(
@@ -149,7 +145,7 @@ fn run_all(args: &Args) -> Result<bool> {
         match exp.run(&args.out, &bar) {
             Ok(rep) => {
                 bar.0.finish_and_clear();
-                println!(
+                outln!(
                     "{}: {} rows -> {}, {}, {} ({:.1}s)",
                     exp.spec.name,
                     rep.rows,
@@ -157,25 +153,25 @@ fn run_all(args: &Args) -> Result<bool> {
                     rep.files.svg.display(),
                     rep.files.png.display(),
                     t0.elapsed().as_secs_f64()
-                );
+                )?;
                 if let Some(md) = &rep.files.md {
-                    println!("  table: {}", md.display());
+                    outln!("  table: {}", md.display())?;
                 }
                 for (label, why) in &rep.skipped {
-                    println!("  skipped series '{label}': {why}");
+                    outln!("  skipped series '{label}': {why}")?;
                 }
                 for line in &rep.summary {
-                    println!("  {line}");
+                    outln!("  {line}")?;
                 }
             }
             Err(e) => {
                 bar.0.abandon();
-                eprintln!("error: {}: {e}", exp.spec.name);
+                errln!("error: {}: {e}", exp.spec.name);
                 failed.push(exp.spec.name.clone());
             }
         }
     }
-    println!(
+    outln!(
         "{} experiment(s) in {:.1}s{}",
         exps.len(),
         start.elapsed().as_secs_f64(),
@@ -184,7 +180,7 @@ fn run_all(args: &Args) -> Result<bool> {
         } else {
             format!("; failed: {}", failed.join(", "))
         }
-    );
+    )?;
     Ok(failed.is_empty())
 }
 
