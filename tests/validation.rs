@@ -7,7 +7,7 @@ use bloomlab::bits::BitVec;
 use bloomlab::filters::ConcurrentBloom;
 use bloomlab::hash::{AnyHasher, AnyStrategy, HashId, StrategyId, Xxh3};
 use bloomlab::persist::{self, LoadOptions, SaveOptions};
-use bloomlab::{AnyFilter, Error, FilterKind, FilterSpec, Param, StandardBloom};
+use bloomlab::{AnyFilter, Error, Filter, FilterKind, FilterSpec, Param, StandardBloom};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
@@ -265,6 +265,297 @@ closed_pipe_rows! {
     closed_pipe_query_answers_by_status: "query f.bloom key-1" => 0;
 }
 
+// Files that must not be replaced. Each row runs in a fresh scratch directory of its own
+// ([`scratch`]); afterwards every file there is checked unchanged ([`assert_untouched`]).
+
+/// A fresh directory under the target dir with: `keys.txt`, `k.hex`, `tiny.toml`; `fifo` (a
+/// FIFO); `link.bloom` (a symbolic link to nothing), `keys-link.txt` (to `keys.txt`);
+/// `readonly.bloom` (mode 0444); `adir/` (a directory); `res/tiny.csv` (a link to
+/// `victim.csv`); `spec.csv` (a spec whose name is `spec`, so its CSV output is itself).
+fn scratch(name: &str) -> PathBuf {
+    use std::os::unix::fs::{PermissionsExt, symlink};
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("validation-files")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(d.join("adir")).unwrap();
+    std::fs::create_dir_all(d.join("res")).unwrap();
+    let keys: String = (0..1000).map(|i| format!("key-{i}\n")).collect();
+    std::fs::write(d.join("keys.txt"), keys).unwrap();
+    std::fs::write(d.join("k.hex"), "00112233445566778899aabbccddeeff\n").unwrap();
+    std::fs::write(d.join("tiny.toml"), TINY_SPEC).unwrap();
+    std::fs::write(
+        d.join("spec.csv"),
+        TINY_SPEC.replace("\"tiny\"", "\"spec\""),
+    )
+    .unwrap();
+    let st = Command::new("mkfifo").arg(d.join("fifo")).status().unwrap();
+    assert!(st.success(), "mkfifo");
+    symlink("target.bloom", d.join("link.bloom")).unwrap();
+    symlink("keys.txt", d.join("keys-link.txt")).unwrap();
+    std::fs::write(d.join("readonly.bloom"), "old").unwrap();
+    std::fs::set_permissions(
+        d.join("readonly.bloom"),
+        std::fs::Permissions::from_mode(0o444),
+    )
+    .unwrap();
+    std::fs::write(d.join("victim.csv"), "victim").unwrap();
+    symlink("../victim.csv", d.join("res/tiny.csv")).unwrap();
+    d
+}
+
+/// Everything [`scratch`] made is as it made it, and no temporary file is left.
+fn assert_untouched(d: &Path) {
+    use std::os::unix::fs::FileTypeExt;
+    let lt = |p: &str| std::fs::symlink_metadata(d.join(p)).unwrap().file_type();
+    assert!(lt("fifo").is_fifo(), "fifo replaced");
+    assert!(lt("link.bloom").is_symlink(), "link replaced");
+    assert!(!d.join("target.bloom").exists(), "written through the link");
+    assert!(lt("res/tiny.csv").is_symlink(), "res/tiny.csv replaced");
+    assert!(lt("adir").is_dir());
+    let read = |p: &str| std::fs::read_to_string(d.join(p)).unwrap();
+    assert_eq!(read("readonly.bloom"), "old");
+    assert_eq!(read("victim.csv"), "victim");
+    assert!(
+        read("keys.txt").starts_with("key-0\nkey-1\n"),
+        "keys.txt replaced"
+    );
+    assert!(read("k.hex").starts_with("0011"), "k.hex replaced");
+    assert!(
+        read("spec.csv").contains("name = \"spec\""),
+        "spec.csv replaced"
+    );
+    for e in walk(d) {
+        assert!(!e.contains("bloomlab-tmp"), "temporary file left: {e}");
+    }
+}
+
+fn walk(d: &Path) -> Vec<String> {
+    let mut v = Vec::new();
+    for e in std::fs::read_dir(d).unwrap().flatten() {
+        v.push(e.path().display().to_string());
+        if e.file_type().unwrap().is_dir() {
+            v.extend(walk(&e.path()));
+        }
+    }
+    v
+}
+
+macro_rules! file_rows {
+    ($($name:ident: $args:literal => $frag:literal;)*) => {
+        /// Every row about a file that must not be replaced.
+        const FILE_ROWS: &[(&str, &str, &str)] = &[$((stringify!($name), $args, $frag)),*];
+        $(
+            #[test]
+            fn $name() {
+                let d = scratch(stringify!($name));
+                refuses_in(&d, $args, $frag, Stdout::Piped);
+                assert_untouched(&d);
+            }
+        )*
+    };
+}
+
+file_rows! {
+    // `--m 1e19` fails (allocation) after the output check, before anything is read or
+    // written: the device refusal must come first, and if it did not, nothing is written.
+    out_device_refused_before_any_work: "build --keys keys.txt --m 1e19 --out /dev/null" => "i/o error on /dev/null: is a device, not a regular file; refusing to write to it";
+    out_fifo: "build --keys keys.txt --p 0.01 --out fifo" => "i/o error on fifo: is a FIFO (named pipe), not a regular file";
+    out_symlink: "build --keys keys.txt --p 0.01 --out link.bloom" => "i/o error on link.bloom: is a symbolic link; refusing to replace it (--follow-symlinks writes to the file it points to)";
+    out_read_only: "build --keys keys.txt --p 0.01 --out readonly.bloom" => "i/o error on readonly.bloom: is read-only; refusing to replace it";
+    out_directory: "build --keys keys.txt --p 0.01 --out adir" => "i/o error on adir: is a directory; refusing to write to it";
+    out_is_the_keys: "build --keys keys.txt --p 0.01 --out keys.txt" => "invalid out: keys.txt (valid: a file other than the input --keys keys.txt";
+    out_is_the_keys_through_a_link: "build --keys keys-link.txt --p 0.01 --out keys.txt" => "a file other than the input --keys keys-link.txt";
+    out_is_the_key_file: "build --keys keys.txt --p 0.01 --hash sip24 --key-file k.hex --out k.hex" => "a file other than the input --key-file k.hex";
+    run_out_symlink: "run tiny.toml --quick --out res" => "i/o error on res/tiny.csv: is a symbolic link; refusing to replace it";
+    run_out_is_the_spec: "run spec.csv --quick --out ." => "an output other than the spec spec.csv";
+}
+
+#[test]
+fn follow_symlinks_writes_the_file_a_link_points_to() {
+    let d = scratch("follow_symlinks");
+    let o = run_in(
+        &d,
+        "build --keys keys.txt --p 0.01 --out link.bloom --follow-symlinks",
+        Stdout::Piped,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let lt = std::fs::symlink_metadata(d.join("link.bloom")).unwrap();
+    assert!(lt.file_type().is_symlink(), "the link stays a link");
+    let f = AnyFilter::load(d.join("target.bloom"), &LoadOptions::new()).unwrap();
+    assert!(f.contains(b"key-7"));
+    let o = run_in(
+        &d,
+        "run tiny.toml --quick --out res --follow-symlinks",
+        Stdout::Piped,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        std::fs::read_to_string(d.join("victim.csv"))
+            .unwrap()
+            .starts_with("series")
+    );
+    assert!(
+        std::fs::symlink_metadata(d.join("res/tiny.csv"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+}
+
+#[test]
+fn a_replaced_file_keeps_its_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = scratch("permissions");
+    std::fs::write(d.join("private.bloom"), "old").unwrap();
+    std::fs::set_permissions(
+        d.join("private.bloom"),
+        std::fs::Permissions::from_mode(0o600),
+    )
+    .unwrap();
+    let o = run_in(
+        &d,
+        "build --keys keys.txt --p 0.01 --out private.bloom",
+        Stdout::Piped,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mode = std::fs::metadata(d.join("private.bloom"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600, "mode {mode:o}");
+    // The library's writers too (CSV of an experiment, a filter).
+    std::fs::set_permissions(
+        d.join("private.bloom"),
+        std::fs::Permissions::from_mode(0o640),
+    )
+    .unwrap();
+    let f = StandardBloom::with_rate(10, 0.01).unwrap();
+    persist::save(&f, d.join("private.bloom"), &SaveOptions::default()).unwrap();
+    let mode = std::fs::metadata(d.join("private.bloom"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o640, "mode {mode:o}");
+}
+
+#[test]
+fn stale_temporary_files_of_a_dead_process_are_removed_on_the_next_save() {
+    let d = scratch("stale");
+    // No process has this id (above Linux's largest pid_max, 2^22).
+    let dead = [
+        ".x.bloom.bloomlab-tmp.2147483647.1.bloom",
+        ".x.bloom.2147483646.5.tmp",
+    ];
+    let alive = format!(".x.bloom.bloomlab-tmp.{}.1.bloom", std::process::id());
+    let unrelated = ".x.bloom.notes";
+    for n in dead.iter().copied().chain([alive.as_str(), unrelated]) {
+        std::fs::write(d.join(n), "partial").unwrap();
+    }
+    let o = run_in(
+        &d,
+        "build --keys keys.txt --p 0.01 --out x.bloom",
+        Stdout::Piped,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for n in dead {
+        assert!(!d.join(n).exists(), "{n} left");
+    }
+    assert!(
+        d.join(&alive).exists(),
+        "a live process's temporary file was removed"
+    );
+    assert!(d.join(unrelated).exists());
+}
+
+#[test]
+fn sigint_during_a_save_removes_the_temporary_file() {
+    // A 50 MB filter: its save takes long enough to be caught (each try polls for the temporary
+    // file and interrupts the command as soon as it appears).
+    let d = scratch("sigint");
+    for attempt in 0..5 {
+        let _ = std::fs::remove_file(d.join("big.bloom"));
+        let mut child = Command::new(env!("CARGO_BIN_EXE_bloomlab"))
+            .args([
+                "build",
+                "--keys",
+                "keys.txt",
+                "--m",
+                "400Mbit",
+                "--out",
+                "big.bloom",
+            ])
+            .current_dir(&d)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let temp = || {
+            walk(&d)
+                .into_iter()
+                .find(|p| p.contains(".big.bloom.bloomlab-tmp."))
+        };
+        let t0 = std::time::Instant::now();
+        while temp().is_none() && t0.elapsed().as_secs() < 60 {
+            if child.try_wait().unwrap().is_some() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        if temp().is_none() {
+            let _ = child.wait();
+            eprintln!("attempt {attempt}: the save finished before it was seen");
+            continue;
+        }
+        let st = Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(st.success());
+        let o = child.wait_with_output().unwrap();
+        if o.status.code() == Some(0) {
+            continue; // the rename won the race
+        }
+        assert_eq!(
+            o.status.code(),
+            Some(130),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(temp(), None, "temporary file left after SIGINT");
+        assert!(!d.join("big.bloom").exists());
+        return;
+    }
+    panic!("never caught a save in flight in 5 attempts");
+}
+
+#[test]
+fn library_writers_refuse_what_the_command_line_refuses() {
+    // Only checks: nothing is opened for writing.
+    let e = persist::check_target(Path::new("/dev/null"), persist::WriteOptions::default())
+        .unwrap_err();
+    assert!(e.to_string().contains("is a device"), "{e}");
+    let d = scratch("library");
+    let f = StandardBloom::with_rate(10, 0.01).unwrap();
+    for (p, frag) in [
+        ("fifo", "is a FIFO"),
+        ("link.bloom", "is a symbolic link"),
+        ("readonly.bloom", "is read-only"),
+        ("adir", "is a directory"),
+    ] {
+        let e = persist::save(&f, d.join(p), &SaveOptions::default()).unwrap_err();
+        assert!(e.to_string().contains(frag), "{p}: {e}");
+    }
+    let t = bloomlab::experiment::Table {
+        columns: vec!["a".into()],
+        rows: vec![],
+    };
+    let e = t.write_csv(&d.join("res/tiny.csv")).unwrap_err();
+    assert!(e.to_string().contains("is a symbolic link"), "{e}");
+    assert_untouched(&d);
+}
+
 #[test]
 fn book_table_lists_every_cli_row() {
     let md = std::fs::read_to_string(concat!(
@@ -282,7 +573,7 @@ fn book_table_lists_every_cli_row() {
             "{name}: `bloomlab {args}` (closed pipe) missing from the book's table"
         );
     }
-    for (name, args, frag) in CLI_ROWS.iter().chain(FULL_ROWS) {
+    for (name, args, frag) in CLI_ROWS.iter().chain(FULL_ROWS).chain(FILE_ROWS) {
         assert!(
             md.contains(&format!("`{}`", format!("bloomlab {args}").trim_end())),
             "{name}: `bloomlab {args}` missing from the book's table"

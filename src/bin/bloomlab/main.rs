@@ -40,6 +40,31 @@ enum Cmd {
     Run(cli::run::Args),
 }
 
+/// On SIGINT, SIGTERM or SIGHUP: remove the temporary file of any save in flight, then end
+/// with the status a shell gives a process the signal killed (128 + the signal). A handler
+/// thread does it (signal-hook's iterator: no code runs in the signal handler itself).
+fn remove_temp_files_on_signals() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+        return; // no handler: a signal ends the process as before, a crash's temp file is removed by the next save
+    };
+    // The thread is waiting before the command starts: the memory experiments count every
+    // allocation in the process, and a thread still starting up would add its own.
+    let (ready, started) = std::sync::mpsc::sync_channel(0);
+    std::thread::spawn(move || {
+        let mut forever = signals.forever();
+        let _ = ready.send(());
+        if let Some(sig) = forever.next() {
+            let removed = bloomlab::persist::remove_pending_temp_files();
+            if removed > 0 {
+                cli::out::errln!("interrupted: removed {removed} unfinished temporary file(s)");
+            }
+            std::process::exit(128 + sig);
+        }
+    });
+    let _ = started.recv();
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
@@ -65,6 +90,10 @@ fn main() -> ExitCode {
             return cli::out::finish(printed);
         }
     };
+    if cli.cmd.is_some() {
+        // The TUI reads Ctrl-C as a key; its own exit restores the terminal.
+        remove_temp_files_on_signals();
+    }
     let result = match cli.cmd {
         Some(Cmd::Calc(a)) => cli::calc::run(&a),
         Some(Cmd::Measure(a)) => cli::measure::run(&a),

@@ -73,9 +73,38 @@ pub struct Args {
     /// Scalable: refuse keys beyond the first layer's capacity instead of growing.
     #[arg(long)]
     pub nonscaling: bool,
-    /// Output file (replaced atomically).
+    /// Output file (replaced atomically; a directory, device, FIFO, read-only file, an input
+    /// file or a symbolic link is refused).
     #[arg(long)]
     pub out: PathBuf,
+    /// Write through a symbolic link at --out to the file it points to (the link stays).
+    #[arg(long)]
+    pub follow_symlinks: bool,
+}
+
+/// Refuse an output that cannot be written or that is one of the inputs, before any work.
+fn check_out(a: &Args) -> Result<()> {
+    let inputs =
+        std::iter::once(("--keys", &a.keys)).chain(a.key_file.iter().map(|k| ("--key-file", k)));
+    for (flag, input) in inputs {
+        if bloomlab::persist::same_file(input, &a.out) {
+            return Err(Error::invalid(
+                Param::Other("out"),
+                a.out.display(),
+                format!(
+                    "a file other than the input {flag} {} (writing it would destroy the input)",
+                    input.display()
+                ),
+            ));
+        }
+    }
+    bloomlab::persist::check_target(
+        &a.out,
+        bloomlab::persist::WriteOptions {
+            private: false,
+            follow_symlinks: a.follow_symlinks,
+        },
+    )
 }
 
 /// Read a 128-bit key written as 32 hex digits (surrounding whitespace ignored).
@@ -169,6 +198,7 @@ fn for_each_key(path: &Path, what: &str, mut f: impl FnMut(&[u8])) -> Result<u64
 /// # Errors
 /// Invalid parameters, unreadable keys, an unwritable output, allocation failure.
 pub fn run(a: &Args) -> Result<()> {
+    check_out(a)?;
     let key = match &a.key_file {
         Some(p) => {
             if !matches!(a.hash, HashId::Sip13 | HashId::Sip24) {
@@ -272,13 +302,13 @@ impl Built {
             ));
         }
         let key = self.keyed.then_some(());
-        let opts = SaveOptions {
-            key_policy: if a.store_key {
+        let opts = SaveOptions::default()
+            .key_policy(if a.store_key {
                 KeyPolicy::Store
             } else {
                 KeyPolicy::Auto
-            },
-        };
+            })
+            .follow_symlinks(a.follow_symlinks);
         f.save(&a.out, &opts)?;
         let size = std::fs::metadata(&a.out).map_or(0, |m| m.len());
         outln!(

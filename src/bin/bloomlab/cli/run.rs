@@ -3,6 +3,7 @@
 
 use super::out::{errln, outln};
 use bloomlab::experiment::{Experiment, Progress};
+use bloomlab::persist::WriteOptions;
 use bloomlab::{Error, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
@@ -31,6 +32,9 @@ pub struct Args {
     /// Only redraw the charts from the CSVs already in --out (after editing a spec's [plot]).
     #[arg(long, conflicts_with = "quick")]
     pub replot: bool,
+    /// Write through symbolic links in --out to the files they point to (otherwise refused).
+    #[arg(long)]
+    pub follow_symlinks: bool,
 }
 
 /// A progress bar on standard error (hidden when it is not a terminal).
@@ -102,11 +106,36 @@ fn run_all(args: &Args) -> Result<bool> {
             return Err(e_dup(e));
         }
     }
+    let write = WriteOptions {
+        private: false,
+        follow_symlinks: args.follow_symlinks,
+    };
+    // Outputs are checked before the first run: one that is a spec would destroy it; a link,
+    // device, FIFO or read-only file is refused (see `bloomlab::persist::atomic`).
+    for e in &exps {
+        let o = e.outputs(&args.out);
+        for out in [Some(&o.csv), Some(&o.svg), Some(&o.png), o.md.as_ref()]
+            .into_iter()
+            .flatten()
+        {
+            if let Some(spec) = paths.iter().find(|p| bloomlab::persist::same_file(p, out)) {
+                return Err(Error::invalid(
+                    bloomlab::Param::Other("out"),
+                    out.display(),
+                    format!(
+                        "an output other than the spec {} (writing it would destroy the spec)",
+                        spec.display()
+                    ),
+                ));
+            }
+            bloomlab::persist::check_target(out, write)?;
+        }
+    }
     let start = Instant::now();
     let mut failed = Vec::new();
     if args.replot {
         for exp in &exps {
-            let files = exp.replot(&args.out)?;
+            let files = exp.replot_with(&args.out, write)?;
             outln!(
                 "{}: redrawn {}, {}",
                 exp.spec.name,
@@ -142,7 +171,7 @@ fn run_all(args: &Args) -> Result<bool> {
         pb.set_prefix(exp.spec.name.clone());
         let bar = Bar(pb);
         let t0 = Instant::now();
-        match exp.run(&args.out, &bar) {
+        match exp.run_with(&args.out, &bar, write) {
             Ok(rep) => {
                 bar.0.finish_and_clear();
                 outln!(
