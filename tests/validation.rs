@@ -42,6 +42,18 @@ fn fixtures() -> &'static Path {
         let s = StandardBloom::keyed(1000, 0.01, key).unwrap();
         persist::save(&s, d.join("keyed.bloom"), &SaveOptions::default()).unwrap();
         std::fs::write(d.join("tiny.toml"), TINY_SPEC).unwrap();
+        let long = format!("short\n{}\n", "x".repeat(65_537));
+        std::fs::write(d.join("long.txt"), long).unwrap();
+        std::fs::write(d.join("zero.hex"), "00000000000000000000000000000000\n").unwrap();
+        std::fs::write(d.join("plus.hex"), "+0112233445566778899aabbccddeeff\n").unwrap();
+        std::fs::write(d.join("long.hex"), "00112233445566778899aabbccddeeff00\n").unwrap();
+        let points = TINY_SPEC.replace(
+            "values = [0.5, 1.0]",
+            "range = { from = 0.1, to = 1.0, points = 4294967295 }",
+        );
+        std::fs::write(d.join("points.toml"), points).unwrap();
+        let queries = TINY_SPEC.replace("[[filters]]", "queries = 20000000000\n[[filters]]");
+        std::fs::write(d.join("queries.toml"), queries).unwrap();
         d
     })
 }
@@ -207,6 +219,21 @@ cli_rows! {
     query_wrong_key: "query keyed.bloom a --key-file k2.hex" => "wrong key for this filter file";
     query_key_file_malformed: "query keyed.bloom a --key-file bad.hex" => "exactly 32 hex digits";
     query_keys_unreadable: "query f.bloom --keys nope.txt" => "i/o error on nope.txt";
+    // bounded input: no command reads without limit or starts work it cannot finish
+    build_keys_line_too_long: "build --keys long.txt --p 0.01 --out x.bloom" => "invalid keys: long.txt: line 2 is longer than 65536 bytes (valid: lines (keys) of at most 65,536 bytes)";
+    build_keys_without_newline: "build --keys /dev/zero --p 0.01 --out x.bloom" => "invalid keys: /dev/zero: line 1 is longer than 65536 bytes";
+    build_keys_without_newline_given_n: "build --keys /dev/zero --n 10 --p 0.01 --out x.bloom" => "invalid keys: /dev/zero: line 1 is longer than 65536 bytes";
+    query_keys_line_too_long: "query f.bloom --keys long.txt" => "invalid keys: long.txt: line 2 is longer than 65536 bytes";
+    build_key_file_endless: "build --keys keys.txt --p 0.01 --hash sip24 --key-file /dev/zero --out x.bloom" => "invalid key-file: /dev/zero (valid: a file holding exactly 32 hex digits";
+    build_key_file_too_long: "build --keys keys.txt --p 0.01 --hash sip24 --key-file long.hex --out x.bloom" => "invalid key-file: long.hex (valid: a file holding exactly 32 hex digits";
+    measure_queries_too_many: "measure --n 100 --p 0.01 --queries 1e19" => "'--queries <QUERIES>': '1e19' is above 10,000,000,000";
+    measure_trials_times_queries: "measure --n 100 --p 0.01 --queries 1e10 --trials 100" => "invalid trials: 100 trials × (100 inserts + 10000000000 queries + as many hit checks) (valid: at most 10^11 key operations in all";
+    run_points_too_many: "run points.toml" => "sweep.range: points from 1 to 10000";
+    run_queries_too_many: "run queries.toml" => "queries: an integer from 1 to 10^10";
+    // weak or malformed keys
+    build_key_file_all_zero: "build --keys keys.txt --p 0.01 --hash sip24 --key-file zero.hex --out x.bloom" => "invalid key-file: zero.hex (valid: a key that is not all zero";
+    build_key_file_plus_sign: "build --keys keys.txt --p 0.01 --hash sip24 --key-file plus.hex --out x.bloom" => "invalid key-file: plus.hex (valid: a file holding exactly 32 hex digits";
+    query_key_file_all_zero: "query keyed.bloom a --key-file zero.hex" => "invalid key-file: zero.hex (valid: a key that is not all zero";
 }
 
 // Standard output that cannot be written. `/dev/full` (ENOSPC): one line naming standard
@@ -583,6 +610,109 @@ fn book_table_lists_every_cli_row() {
             "{name}: message '{frag}' missing from the book's table"
         );
     }
+}
+
+#[test]
+fn a_query_key_with_a_newline_prints_one_escaped_line() {
+    let o = Command::new(env!("CARGO_BIN_EXE_bloomlab"))
+        .args(["query", "f.bloom", "zz\nmaybe-present\tkey-1", "a\\b"])
+        .current_dir(fixtures())
+        .stdin(Stdio::null())
+        .output()
+        .expect("binary runs");
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "absent\tzz\\nmaybe-present\\tkey-1\nabsent\ta\\\\b\n"
+    );
+}
+
+/// Peak resident memory (KiB) of `bloomlab args` in `dir`, from `/usr/bin/time`, if present.
+fn peak_rss_kib(dir: &Path, args: &[&str]) -> Option<u64> {
+    let o = Command::new("/usr/bin/time")
+        .args(["-f", "peak-rss-kib %M", env!("CARGO_BIN_EXE_bloomlab")])
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .ok()?;
+    let err = String::from_utf8_lossy(&o.stderr);
+    err.lines()
+        .find_map(|l| l.strip_prefix("peak-rss-kib "))
+        .and_then(|v| v.trim().parse().ok())
+}
+
+#[test]
+fn query_holds_a_standard_filter_file_once() {
+    // A 96 MB filter: loading it the old way (the file's bytes, then the filter) peaked at
+    // twice that. Bound: 1.1 × the file, plus 16 MiB for the program itself (a query of a tiny
+    // filter peaks near 10 MiB).
+    let d = scratch("query_rss");
+    let o = run_in(
+        &d,
+        "build --keys keys.txt --m 768Mbit --out big.bloom",
+        Stdout::Piped,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let size = std::fs::metadata(d.join("big.bloom")).unwrap().len();
+    let Some(peak) = peak_rss_kib(&d, &["query", "big.bloom", "key-3"]) else {
+        eprintln!("no /usr/bin/time: peak not measured");
+        return;
+    };
+    let bound = size as f64 * 1.1 / 1024.0 + 16.0 * 1024.0;
+    assert!(
+        (peak as f64) < bound,
+        "peak {peak} KiB for a {size}-byte file (bound {bound:.0} KiB)"
+    );
+    let _ = std::fs::remove_file(d.join("big.bloom"));
+}
+
+#[test]
+fn the_file_loader_agrees_with_from_bytes_on_every_damaged_file() {
+    // AnyFilter::load decodes a standard filter while reading it; every bit flip and every
+    // truncation must get the error (or the filter) that reading the whole file and decoding
+    // it gives.
+    let d = scratch("loader");
+    let mut f = StandardBloom::with_rate(60, 0.05).unwrap();
+    f.insert_new(b"a");
+    let good = persist::to_bytes(&f, &SaveOptions::default()).unwrap();
+    let path = d.join("m.bloom");
+    let check = |bytes: &[u8], what: &str| {
+        std::fs::write(&path, bytes).unwrap();
+        let from_file = AnyFilter::load(&path, &LoadOptions::new());
+        // The old path: read the whole file (persist::read_file), then decode.
+        let from_bytes =
+            persist::read_file(&path).and_then(|b| AnyFilter::from_bytes(&b, &LoadOptions::new()));
+        match (from_file, from_bytes) {
+            (Ok(a), Ok(b)) => assert_eq!(
+                a.to_bytes(&SaveOptions::default()).unwrap(),
+                b.to_bytes(&SaveOptions::default()).unwrap(),
+                "{what}"
+            ),
+            (Err(a), Err(b)) => assert_eq!(a, b, "{what}"),
+            (a, b) => panic!("{what}: file {:?} vs bytes {:?}", a.err(), b.err()),
+        }
+    };
+    check(&good, "the good file");
+    for i in 0..good.len() {
+        for bit in 0..8 {
+            let mut b = good.clone();
+            b[i] ^= 1 << bit;
+            check(&b, &format!("bit {bit} of byte {i}"));
+        }
+        check(&good[..i], &format!("truncated to {i}"));
+    }
+    let mut longer = good.clone();
+    longer.push(0);
+    check(&longer, "a trailing byte");
+    std::fs::write(&path, &good).unwrap();
+    let e = AnyFilter::load(&path, &LoadOptions::new().hash(HashId::Murmur3)).unwrap_err();
+    assert!(matches!(e, Error::Mismatch { what: "hash", .. }), "{e}");
 }
 
 #[test]

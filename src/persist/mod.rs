@@ -91,6 +91,7 @@
 pub mod atomic;
 mod codecs;
 mod container;
+pub mod stream;
 #[cfg(test)]
 mod tests;
 

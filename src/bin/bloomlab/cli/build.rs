@@ -16,7 +16,7 @@ use bloomlab::persist::{KeyPolicy, SaveOptions};
 use bloomlab::spec::FilterSpec;
 use bloomlab::{AnyFilter, Error, Filter, Param, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use std::io::{BufRead, BufReader, IsTerminal, Read};
+use std::io::{BufReader, IsTerminal, Read};
 use std::path::{Path, PathBuf};
 
 /// Build a filter from a file of keys, one per line, and save it (atomically) to --out.
@@ -107,32 +107,7 @@ fn check_out(a: &Args) -> Result<()> {
     )
 }
 
-/// Read a 128-bit key written as 32 hex digits (surrounding whitespace ignored).
-///
-/// # Errors
-/// [`Error::Io`] or [`Error::InvalidParameter`] naming `key-file`.
-pub fn read_key_file(path: &Path) -> Result<[u8; 16]> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::Io {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    })?;
-    let hex = text.trim();
-    let bad = || {
-        Error::invalid(
-            Param::Other("key-file"),
-            path.display(),
-            "a file holding exactly 32 hex digits (a 128-bit key), e.g. from `openssl rand -hex 16`",
-        )
-    };
-    if hex.len() != 32 || !hex.is_ascii() {
-        return Err(bad());
-    }
-    let mut key = [0u8; 16];
-    for (i, b) in key.iter_mut().enumerate() {
-        *b = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).map_err(|_| bad())?;
-    }
-    Ok(key)
-}
+pub use super::keys::read_key_file;
 
 /// Open a key source: a file, or standard input for `-`. Returns its size when known.
 fn open_keys(path: &Path) -> Result<(Box<dyn Read>, Option<u64>)> {
@@ -147,8 +122,23 @@ fn open_keys(path: &Path) -> Result<(Box<dyn Read>, Option<u64>)> {
     Ok((Box::new(f), len))
 }
 
-/// Call `f` with every non-empty line of `path` (without its line ending), streaming; a
-/// progress bar on a terminal for files over 16 MiB.
+/// A reader that counts the bytes it passes (for the progress bar).
+struct Counted {
+    inner: Box<dyn Read>,
+    read: std::rc::Rc<std::cell::Cell<u64>>,
+}
+
+impl Read for Counted {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read.set(self.read.get() + n as u64);
+        Ok(n)
+    }
+}
+
+/// Call `f` with every non-empty line of `path` (without its line ending; at most
+/// [`super::keys::MAX_KEY_LEN`] bytes), streaming; a progress bar on a terminal for files over
+/// 16 MiB.
 fn for_each_key(path: &Path, what: &str, mut f: impl FnMut(&[u8])) -> Result<u64> {
     let (r, len) = open_keys(path)?;
     let bar = (len.is_some_and(|l| l > 16 << 20) && std::io::stderr().is_terminal()).then(|| {
@@ -161,32 +151,22 @@ fn for_each_key(path: &Path, what: &str, mut f: impl FnMut(&[u8])) -> Result<u64
         );
         b
     });
-    let mut r = BufReader::with_capacity(1 << 16, r);
-    let mut line = Vec::new();
-    let (mut count, mut read) = (0u64, 0u64);
-    loop {
-        line.clear();
-        let n = r.read_until(b'\n', &mut line).map_err(|e| Error::Io {
-            path: path.display().to_string(),
-            message: e.to_string(),
-        })?;
-        if n == 0 {
-            break;
-        }
-        read += n as u64;
-        let mut key = line.as_slice();
-        key = key.strip_suffix(b"\n").unwrap_or(key);
-        key = key.strip_suffix(b"\r").unwrap_or(key);
-        if !key.is_empty() {
-            f(key);
-            count += 1;
-        }
+    let read = std::rc::Rc::new(std::cell::Cell::new(0u64));
+    let counted = Counted {
+        inner: r,
+        read: std::rc::Rc::clone(&read),
+    };
+    let mut r = BufReader::with_capacity(1 << 16, counted);
+    let name = path.display().to_string();
+    let count = super::keys::for_each_line(&mut r, &name, "keys", |key, _| {
+        f(key);
         if let Some(b) = &bar
-            && count % 65_536 == 0
+            && read.get() % (1 << 20) < (1 << 16)
         {
-            b.set_position(read);
+            b.set_position(read.get());
         }
-    }
+        Ok(())
+    })?;
     if let Some(b) = bar {
         b.finish_and_clear();
     }

@@ -21,7 +21,11 @@ fn parse_trials(s: &str) -> std::result::Result<u32, String> {
     super::parse_count_in(s, bloomlab::Param::Trials, 1..=10_000_000).map(|t| t as u32)
 }
 fn parse_queries(s: &str) -> std::result::Result<u64, String> {
-    super::parse_count_in(s, bloomlab::Param::Queries, 1..=u64::MAX)
+    super::parse_count_in(
+        s,
+        bloomlab::Param::Queries,
+        1..=bloomlab::measure::MAX_QUERIES,
+    )
 }
 
 /// Build a filter, insert n keys, query absent keys, and compare the false-positive rate with
@@ -55,7 +59,7 @@ pub struct Args {
     /// Key kind: u64, seq, string, email, url.
     #[arg(long, value_parser = parse_keys, default_value = "u64")]
     pub keys: KeyKind,
-    /// Absent keys to query per trial.
+    /// Absent keys to query per trial (1 to 10^10; trials × (n·2 + queries) at most 10^11).
     #[arg(long, allow_hyphen_values = true, value_parser = parse_queries, default_value = "100000")]
     pub queries: u64,
     /// Independently seeded filters to average over (1 to 10000000).
@@ -116,6 +120,7 @@ impl Args {
 /// # Errors
 /// Invalid parameters, allocation failure.
 pub fn run(a: &Args) -> Result<()> {
+    // `measure` checks n and the work (`MeasureConfig::check_work`) before it starts.
     let cfg = a.config();
     let work = u64::from(a.trials).saturating_mul(a.n.saturating_mul(2).saturating_add(a.queries));
     let bar = (work > 2_000_000 && std::io::stderr().is_terminal()).then(|| {

@@ -4,6 +4,7 @@ pub mod out;
 
 pub mod build;
 pub mod calc;
+pub mod keys;
 pub mod measure;
 pub mod query;
 #[cfg(feature = "redis")]
