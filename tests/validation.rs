@@ -54,6 +54,19 @@ fn fixtures() -> &'static Path {
         std::fs::write(d.join("points.toml"), points).unwrap();
         let queries = TINY_SPEC.replace("[[filters]]", "queries = 20000000000\n[[filters]]");
         std::fs::write(d.join("queries.toml"), queries).unwrap();
+        let seed = TINY_SPEC.replace(
+            "kind = \"standard\"",
+            "kind = \"standard\"\nhash = \"murmur3\"\nseed = 4294967296",
+        );
+        std::fs::write(d.join("seed.toml"), seed).unwrap();
+        std::fs::copy(
+            concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/guava/vectors/mitz64_string_n1000_p0_01_i1000.bin"
+            ),
+            d.join("g.bin"),
+        )
+        .unwrap();
         d
     })
 }
@@ -234,6 +247,16 @@ cli_rows! {
     build_key_file_all_zero: "build --keys keys.txt --p 0.01 --hash sip24 --key-file zero.hex --out x.bloom" => "invalid key-file: zero.hex (valid: a key that is not all zero";
     build_key_file_plus_sign: "build --keys keys.txt --p 0.01 --hash sip24 --key-file plus.hex --out x.bloom" => "invalid key-file: plus.hex (valid: a file holding exactly 32 hex digits";
     query_key_file_all_zero: "query keyed.bloom a --key-file zero.hex" => "invalid key-file: zero.hex (valid: a key that is not all zero";
+    // seeds are never cut silently
+    build_murmur3_seed_too_wide: "build --keys keys.txt --p 0.01 --hash murmur3 --seed 4294967296 --out x.bloom" => "invalid seed: 4294967296 (valid: 0 to 4,294,967,295 for murmur3 (its seed is 32 bits wide))";
+    run_murmur3_seed_too_wide: "run seed.toml" => "filters[0].seed: 0 to 4,294,967,295 for murmur3";
+    // Guava files
+    query_guava_file_as_own_format: "query g.bin key-0" => "a Guava filter: `bloomlab query --format guava`";
+    query_guava_with_key_file: "query --format guava g.bin a --key-file k.hex" => "no key file with --format guava";
+    query_guava_other_hash: "query --format guava g.bin a --hash xxh3" => "saved with hash 'murmur3', but 'xxh3' was asked for";
+    query_guava_not_guava: "query --format guava notafilter.bloom a" => "unknown Guava strategy ordinal";
+    query_guava_endless: "query --format guava /dev/zero a" => "Guava filter has 0 hash functions";
+    query_unknown_format: "query --format bogus f.bloom a" => "invalid value 'bogus' for '--format <FORMAT>'";
 }
 
 // Standard output that cannot be written. `/dev/full` (ENOSPC): one line naming standard
@@ -610,6 +633,93 @@ fn book_table_lists_every_cli_row() {
             "{name}: message '{frag}' missing from the book's table"
         );
     }
+}
+
+fn stdout_of(args: &str) -> (Option<i32>, String) {
+    let o = run_in(fixtures(), args, Stdout::Piped);
+    assert!(
+        !String::from_utf8_lossy(&o.stderr).contains("panicked"),
+        "{args}"
+    );
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn a_sip_seed_without_a_key_file_is_stored_and_the_file_opens() {
+    let (code, _) =
+        stdout_of("build --keys keys.txt --p 0.01 --hash sip24 --seed 5 --out sip-seed.bloom");
+    assert_eq!(code, Some(0));
+    let (code, out) = stdout_of("query sip-seed.bloom key-3");
+    assert_eq!((code, out.as_str()), (Some(0), "maybe-present\tkey-3\n"));
+}
+
+#[test]
+fn query_format_guava_answers_as_guava_did() {
+    // The vector's JSON holds Guava's own mightContain answers for 100 inserted and 1000 absent
+    // keys: every "1" must be maybe-present here, and every "0" absent.
+    let json: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/guava/vectors/mitz64_string_n1000_p0_01_i1000.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let keys: Vec<String> = json["query_keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k.as_str().unwrap().to_string())
+        .collect();
+    let answers = json["answers"].as_str().unwrap();
+    std::fs::write(fixtures().join("guava-keys.txt"), keys.join("\n") + "\n").unwrap();
+    let (code, out) = stdout_of("query --format guava g.bin --keys guava-keys.txt");
+    assert_eq!(code, Some(0));
+    let got: String = out
+        .lines()
+        .map(|l| {
+            if l.starts_with("maybe-present\t") {
+                '1'
+            } else {
+                '0'
+            }
+        })
+        .collect();
+    assert_eq!(got, answers);
+}
+
+#[test]
+fn measure_says_what_was_really_inserted() {
+    let (code, out) =
+        stdout_of("measure --filter cuckoo --n 5000 --capacity 1000 --p 0.01 --queries 1000");
+    assert_eq!(code, Some(0));
+    assert!(
+        out.contains("inserted  2,048 of 5,000 keys: 2,952 refused (filter full)"),
+        "{out}"
+    );
+    assert!(out.contains("12.000 heap bits per key held"), "{out}");
+    let (_, out) = stdout_of("measure --n 1 --m 8 --queries 100");
+    assert!(
+        out.contains(
+            "8 heap bytes (8 B), 64.000 heap bits per key held, m/n = 8.000 bits per key held"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn measure_json_details_are_numbers_where_they_are_numbers() {
+    let (_, out) = stdout_of("measure --filter scalable --n 1000 --p 0.01 --queries 1000 --json");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let d = &v["details"];
+    assert_eq!(d["layers"], serde_json::json!(1));
+    assert_eq!(d["growth"], serde_json::json!(2));
+    assert_eq!(d["tightening"], serde_json::json!(0.5));
+    assert_eq!(d["nonscaling"], serde_json::json!(false));
+    assert!(d["layers (items/capacity, k, rate)"].is_string());
 }
 
 #[test]

@@ -34,6 +34,14 @@ fn parent(path: &str) -> Option<&str> {
 /// The most points a sweep range may have (a chart of more shows nothing more).
 pub const MAX_POINTS: u32 = 10_000;
 
+/// The "valid" part of an [`Error::InvalidParameter`], for a spec error's message.
+fn bloomlab_valid(e: &Error) -> String {
+    match e {
+        Error::InvalidParameter { valid, .. } => valid.clone(),
+        other => other.to_string(),
+    }
+}
+
 impl Experiment {
     /// An error about the value at `path` (`filters[1].p`): located at that value, else at the
     /// nearest enclosing table the source has. In the `--quick` form, the `[quick]` section's
@@ -328,6 +336,14 @@ impl Experiment {
         }
         if e.n == Some(0) {
             return bad("n", "an integer >= 1".into());
+        }
+        if let Some(seed) = e.seed {
+            let hashes = e.hash.map_or(self.spec.hashes.clone(), |h| vec![h]);
+            for h in hashes {
+                if let Err(err) = crate::hash::AnyHasher::check_seed(h, seed) {
+                    return bad("seed", bloomlab_valid(&err));
+                }
+            }
         }
         if e.m == Some(0) {
             return bad("m", "a bit count >= 1".into());

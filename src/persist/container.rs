@@ -159,7 +159,7 @@ pub(super) fn declared_len(head: &[u8]) -> Result<u64> {
     }
     if head[..8] != MAGIC {
         return Err(corrupt(
-            "not a bloomlab filter file (wrong magic bytes; a Guava filter loads with bloomlab::guava::load_guava)",
+            "not a bloomlab filter file (wrong magic bytes; a Guava filter: `bloomlab query --format guava`, or bloomlab::guava::load_guava)",
         ));
     }
     if head.len() < HEADER_LEN {

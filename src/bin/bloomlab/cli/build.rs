@@ -46,7 +46,8 @@ pub struct Args {
     /// Index strategy: double, enhanced-double, independent, guava32, guava64.
     #[arg(long, value_parser = parse_strategy, default_value = "enhanced-double")]
     pub strategy: StrategyId,
-    /// Hash seed (stored in the file; not a secret).
+    /// Hash seed (stored in the file; not a secret: give --key-file for a secret SipHash key).
+    /// murmur3 takes 0 to 2^32 - 1.
     #[arg(
         long,
         allow_hyphen_values = true,
@@ -179,6 +180,7 @@ fn for_each_key(path: &Path, what: &str, mut f: impl FnMut(&[u8])) -> Result<u64
 /// Invalid parameters, unreadable keys, an unwritable output, allocation failure.
 pub fn run(a: &Args) -> Result<()> {
     check_out(a)?;
+    AnyHasher::check_seed(a.hash, a.seed)?;
     let key = match &a.key_file {
         Some(p) => {
             if !matches!(a.hash, HashId::Sip13 | HashId::Sip24) {
@@ -282,8 +284,11 @@ impl Built {
             ));
         }
         let key = self.keyed.then_some(());
+        // A --seed is a parameter given in the clear: stored, so `query` opens the file
+        // without it (for sip13/sip24 too, whose nonzero keys are otherwise withheld). Only a
+        // --key-file key is withheld, unless --store-key.
         let opts = SaveOptions::default()
-            .key_policy(if a.store_key {
+            .key_policy(if a.store_key || !self.keyed {
                 KeyPolicy::Store
             } else {
                 KeyPolicy::Auto

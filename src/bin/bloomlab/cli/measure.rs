@@ -163,11 +163,35 @@ pub fn to_json(r: &Measurement) -> Result<String> {
         let details: serde_json::Map<String, serde_json::Value> = r
             .details
             .iter()
-            .map(|(k, val)| (k.clone(), serde_json::Value::String(val.clone())))
+            .map(|(k, val)| (k.clone(), json_value(val)))
             .collect();
         obj.insert("details".into(), serde_json::Value::Object(details));
     }
     serde_json::to_string_pretty(&v).map_err(|e| Error::Corrupt(e.to_string()))
+}
+
+/// A detail as JSON: a number where it is one (`"512"` → `512`, `"0.4883"` → `0.4883`), a
+/// boolean for `true`/`false`, else the text (`"655 (+6.83%)"`, `"no"`).
+fn json_value(text: &str) -> serde_json::Value {
+    if let Ok(u) = text.parse::<u64>() {
+        return u.into();
+    }
+    if let Ok(i) = text.parse::<i64>() {
+        return i.into();
+    }
+    if let Ok(b) = text.parse::<bool>() {
+        return b.into();
+    }
+    match text
+        .parse::<f64>()
+        .ok()
+        .and_then(serde_json::Number::from_f64)
+    {
+        Some(n) if !text.starts_with(['+', '.']) && !text.contains(['i', 'I', 'n', 'N']) => {
+            n.into()
+        }
+        _ => text.into(),
+    }
 }
 
 fn print_text(r: &Measurement) -> Result<()> {
@@ -180,23 +204,49 @@ fn print_text(r: &Measurement) -> Result<()> {
         r.keys,
         r.seed
     )?;
+    // What the filters really hold: a filter with a hard capacity refuses keys past it.
+    let attempted = r.n.saturating_mul(u64::from(r.trials));
+    let held = attempted.saturating_sub(r.insert_failures);
+    let per_trial = held as f64 / f64::from(r.trials.max(1));
     outln!(
-        "  size      m = {} bits, k = {}, {} heap bytes ({}), {:.3} bits/key",
+        "  size      m = {} bits, k = {}, {} heap bytes ({}), {}",
         thousands(r.m_bits),
         r.k,
         thousands(r.bytes as u64),
         human_bytes(r.bytes as f64),
-        r.bits_per_key
-    )?;
-    outln!(
-        "  inserted  {} keys{}",
-        thousands(r.n),
-        if r.trials > 1 {
-            format!(" in each of {} trials", r.trials)
+        if per_trial > 0.0 {
+            format!(
+                "{:.3} heap bits per key held, m/n = {:.3} bits per key held",
+                r.bytes as f64 * 8.0 / per_trial,
+                r.m_bits as f64 / per_trial
+            )
         } else {
-            String::new()
+            "no key held".to_string()
         }
     )?;
+    let trials = if r.trials > 1 {
+        format!(" in {} trials", r.trials)
+    } else {
+        String::new()
+    };
+    if r.insert_failures > 0 {
+        outln!(
+            "  inserted  {} of {} keys{trials}: {} refused (filter full)",
+            thousands(held),
+            thousands(attempted),
+            thousands(r.insert_failures)
+        )?;
+    } else {
+        outln!(
+            "  inserted  {} keys{}",
+            thousands(r.n),
+            if r.trials > 1 {
+                format!(" in each of {} trials", r.trials)
+            } else {
+                String::new()
+            }
+        )?;
+    }
     outln!(
         "  FPR       {} ({} of {} absent keys), 95% CI [{}, {}] ({})",
         pct(r.fpr),
@@ -231,12 +281,6 @@ fn print_text(r: &Measurement) -> Result<()> {
             "  <-- CONTRACT VIOLATED"
         }
     )?;
-    if r.insert_failures > 0 {
-        outln!(
-            "  refused inserts {} (filter full)",
-            thousands(r.insert_failures)
-        )?;
-    }
     outln!(
         "  time      {:.1} ns/insert, {:.1} ns/query (absent){}",
         r.ns_per_insert,

@@ -39,6 +39,77 @@ pub struct Args {
     /// File holding the secret SipHash key (32 hex digits), for files built with --key-file.
     #[arg(long)]
     pub key_file: Option<PathBuf>,
+    /// The file's format: `bloomlab` (written by `bloomlab build`) or `guava` (written by
+    /// Guava's `BloomFilter.writeTo`; keys are looked up as Guava's `Funnels.stringFunnel(UTF_8)`
+    /// puts them).
+    #[arg(long, value_enum, default_value = "bloomlab")]
+    pub format: Format,
+}
+
+/// A filter file format `query` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// bloomlab's own format.
+    Bloomlab,
+    /// Guava's `BloomFilter.writeTo` format (murmur3, strategy MURMUR128_MITZ_32 or _64).
+    Guava,
+}
+
+/// A loaded filter of either format.
+enum Loaded {
+    Own(AnyFilter),
+    Guava(bloomlab::guava::GuavaBloom),
+}
+
+impl Loaded {
+    fn contains(&self, key: &[u8]) -> bool {
+        match self {
+            Loaded::Own(f) => f.contains(key),
+            Loaded::Guava(f) => f.contains(key),
+        }
+    }
+}
+
+fn load(a: &Args) -> Result<Loaded> {
+    if a.format == Format::Bloomlab {
+        let mut opts = LoadOptions::new();
+        opts.hash = a.hash;
+        if let Some(p) = &a.key_file {
+            opts.key = Some(read_key_file(p)?);
+        }
+        return AnyFilter::load(&a.filter, &opts).map(Loaded::Own);
+    }
+    if a.key_file.is_some() {
+        return Err(Error::invalid(
+            Param::Other("key-file"),
+            "given",
+            "no key file with --format guava (Guava's murmur3 has no key)",
+        ));
+    }
+    if let Some(h) = a.hash.filter(|&h| h != HashId::Murmur3) {
+        return Err(Error::Mismatch {
+            what: "hash",
+            found: HashId::Murmur3.name().to_string(),
+            requested: h.name().to_string(),
+        });
+    }
+    // Read no more than the header declares (and one byte, so trailing bytes are seen).
+    use std::io::Read;
+    let name = a.filter.display().to_string();
+    let mut file = std::fs::File::open(&a.filter).map_err(|e| io_err(&name, &e))?;
+    let header_len = bloomlab::guava::HEADER_LEN;
+    let mut bytes = Vec::with_capacity(header_len);
+    (&mut file)
+        .take(header_len as u64)
+        .read_to_end(&mut bytes)
+        .map_err(|e| io_err(&name, &e))?;
+    if let Some(h) = bytes.get(2..6) {
+        let words = u64::from(i32::from_be_bytes([h[0], h[1], h[2], h[3]]).unsigned_abs());
+        file.take(words * 8 + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| io_err(&name, &e))?;
+    }
+    bloomlab::guava::load_guava(&bytes).map(Loaded::Guava)
 }
 
 fn io_err(path: &str, e: &std::io::Error) -> Error {
@@ -71,12 +142,7 @@ fn write_escaped(w: &mut dyn Write, key: &[u8]) -> std::io::Result<()> {
 }
 
 fn answer(a: &Args) -> Result<bool> {
-    let mut opts = LoadOptions::new();
-    opts.hash = a.hash;
-    if let Some(p) = &a.key_file {
-        opts.key = Some(read_key_file(p)?);
-    }
-    let f = AnyFilter::load(&a.filter, &opts)?;
+    let f = load(a)?;
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let mut any = false;
