@@ -34,7 +34,50 @@ pub struct MeasureConfig {
     pub check_hits: bool,
 }
 
+/// The most absent keys one trial queries: 10^10 (minutes at tens of nanoseconds a query).
+pub const MAX_QUERIES: u64 = 10_000_000_000;
+
+/// The most key operations one measurement does, `trials × (inserts + queries + hit checks)`,
+/// computed in checked arithmetic: 10^11 (about an hour at tens of nanoseconds each).
+pub const MAX_WORK: u64 = 100_000_000_000;
+
 impl MeasureConfig {
+    /// Refuse a measurement too large to finish ([`MAX_QUERIES`], [`MAX_WORK`]) before any work.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming queries or trials.
+    pub fn check_work(&self) -> Result<u64> {
+        if self.queries > MAX_QUERIES {
+            return Err(Error::invalid(
+                Param::Queries,
+                self.queries,
+                "at most 10^10 absent keys per trial",
+            ));
+        }
+        let n = self.inserted.unwrap_or(self.spec.n);
+        let hits = if self.check_hits { n } else { 0 };
+        n.checked_add(self.queries)
+            .and_then(|w| w.checked_add(hits))
+            .and_then(|w| w.checked_mul(u64::from(self.trials)))
+            .filter(|&w| w <= MAX_WORK)
+            .ok_or_else(|| {
+                Error::invalid(
+                    Param::Trials,
+                    format!(
+                        "{} trials × ({n} inserts + {} queries{})",
+                        self.trials,
+                        self.queries,
+                        if self.check_hits {
+                            " + as many hit checks"
+                        } else {
+                            ""
+                        }
+                    ),
+                    "at most 10^11 key operations in all (fewer trials, queries or keys)",
+                )
+            })
+    }
+
     /// A config with 100,000 queries, 1 trial, seed 1, hits checked.
     #[must_use]
     pub fn new(spec: FilterSpec, keys: KeyKind) -> Self {
@@ -151,8 +194,7 @@ pub fn measure(cfg: &MeasureConfig, ctl: &Control<'_>) -> Result<Measurement> {
     let n = cfg.inserted.unwrap_or(cfg.spec.n);
     KeyGen::check_n(n)?;
     let trials = u64::from(cfg.trials);
-    let hit_work = if cfg.check_hits { n } else { 0 };
-    let total_work = (trials * (n + cfg.queries + hit_work)).max(1) as f64;
+    let total_work = cfg.check_work()?.max(1) as f64;
     let mut done = 0u64;
 
     let mut rates = Vec::with_capacity(cfg.trials as usize);

@@ -27,6 +27,7 @@
 //! ```
 
 use crate::error::{Error, Result};
+use crate::persist::{WriteOptions, write_atomic_path, write_atomic_with};
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
 use plotters::prelude::*;
 use std::path::Path;
@@ -269,14 +270,16 @@ impl Chart {
     /// # Errors
     /// [`Error::Io`] when the file cannot be written or drawing fails.
     pub fn save_svg(&self, path: &Path) -> Result<()> {
-        register_font();
-        let io = |e: String| Error::Io {
-            path: path.display().to_string(),
-            message: e,
-        };
-        let root = SVGBackend::new(path, self.size()).into_drawing_area();
-        self.draw(&root).map_err(io)?;
-        root.present().map_err(|e| io(e.to_string()))
+        self.save_svg_with(path, WriteOptions::default())
+    }
+
+    /// Write the chart as SVG, atomically into a regular file ([`write_atomic_with`]).
+    ///
+    /// # Errors
+    /// As [`Chart::save_svg`], and a refused path.
+    pub fn save_svg_with(&self, path: &Path, opts: WriteOptions) -> Result<()> {
+        let svg = self.to_svg_string()?;
+        write_atomic_with(path, opts, |w| w.write_all(svg.as_bytes()))
     }
 
     /// The chart as an SVG document.
@@ -305,14 +308,25 @@ impl Chart {
     /// # Errors
     /// [`Error::Io`] when the file cannot be written or drawing fails.
     pub fn save_png(&self, path: &Path) -> Result<()> {
+        self.save_png_with(path, WriteOptions::default())
+    }
+
+    /// Write the chart as PNG, atomically into a regular file ([`write_atomic_path`]: the
+    /// encoder writes a temporary file named like `path`, which is then renamed over it).
+    ///
+    /// # Errors
+    /// As [`Chart::save_png`], and a refused path.
+    pub fn save_png_with(&self, path: &Path, opts: WriteOptions) -> Result<()> {
         register_font();
-        let io = |e: String| Error::Io {
-            path: path.display().to_string(),
-            message: e,
-        };
-        let root = BitMapBackend::new(path, self.size()).into_drawing_area();
-        self.draw(&root).map_err(io)?;
-        root.present().map_err(|e| io(e.to_string()))
+        write_atomic_path(path, opts, |tmp| {
+            let io = |e: String| Error::Io {
+                path: path.display().to_string(),
+                message: e,
+            };
+            let root = BitMapBackend::new(tmp, self.size()).into_drawing_area();
+            self.draw(&root).map_err(io)?;
+            root.present().map_err(|e| io(e.to_string()))
+        })
     }
 
     fn draw<DB: DrawingBackend>(

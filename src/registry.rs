@@ -235,7 +235,11 @@ impl AnyFilter {
     /// # Errors
     /// As [`persist::load`].
     pub fn load(path: impl AsRef<Path>, opts: &LoadOptions) -> Result<Self> {
-        Self::from_bytes(&persist::read_file(path)?, opts)
+        // A standard filter is decoded as it is read: the file is never in memory twice.
+        match persist::stream::load_file(path.as_ref(), opts)? {
+            persist::stream::Loaded::Standard(f) => Ok(Self::Standard(f)),
+            persist::stream::Loaded::Bytes(b) => Self::from_bytes(&b, opts),
+        }
     }
 
     /// The bit array, for kinds that are one (the bit picture).

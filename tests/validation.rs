@@ -7,7 +7,7 @@ use bloomlab::bits::BitVec;
 use bloomlab::filters::ConcurrentBloom;
 use bloomlab::hash::{AnyHasher, AnyStrategy, HashId, StrategyId, Xxh3};
 use bloomlab::persist::{self, LoadOptions, SaveOptions};
-use bloomlab::{AnyFilter, Error, FilterKind, FilterSpec, Param, StandardBloom};
+use bloomlab::{AnyFilter, Error, Filter, FilterKind, FilterSpec, Param, StandardBloom};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
@@ -52,20 +52,101 @@ fn fixtures() -> &'static Path {
                 )
                 .unwrap();
         }
+        std::fs::write(d.join("tiny.toml"), TINY_SPEC).unwrap();
+        let long = format!("short\n{}\n", "x".repeat(65_537));
+        std::fs::write(d.join("long.txt"), long).unwrap();
+        std::fs::write(d.join("zero.hex"), "00000000000000000000000000000000\n").unwrap();
+        std::fs::write(d.join("plus.hex"), "+0112233445566778899aabbccddeeff\n").unwrap();
+        std::fs::write(d.join("long.hex"), "00112233445566778899aabbccddeeff00\n").unwrap();
+        let points = TINY_SPEC.replace(
+            "values = [0.5, 1.0]",
+            "range = { from = 0.1, to = 1.0, points = 4294967295 }",
+        );
+        std::fs::write(d.join("points.toml"), points).unwrap();
+        let queries = TINY_SPEC.replace("[[filters]]", "queries = 20000000000\n[[filters]]");
+        std::fs::write(d.join("queries.toml"), queries).unwrap();
+        let seed = TINY_SPEC.replace(
+            "kind = \"standard\"",
+            "kind = \"standard\"\nhash = \"murmur3\"\nseed = 4294967296",
+        );
+        std::fs::write(d.join("seed.toml"), seed).unwrap();
+        std::fs::copy(
+            concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/guava/vectors/mitz64_string_n1000_p0_01_i1000.bin"
+            ),
+            d.join("g.bin"),
+        )
+        .unwrap();
         d
     })
+}
+
+/// An experiment that runs in well under a second with `--quick`.
+const TINY_SPEC: &str = r#"
+name = "tiny"
+question = "?"
+[[filters]]
+kind = "standard"
+n = 1000
+p = 0.01
+[sweep]
+var = "fill"
+values = [0.5, 1.0]
+[quick]
+trials = 1
+queries = 200
+[plot]
+[[plot.panels]]
+y = "fpr"
+x_label = "fill"
+y_label = "FPR"
+"#;
+
+/// Where a command's standard output goes.
+#[derive(Clone, Copy, Debug)]
+enum Stdout {
+    /// A pipe the test reads (and ignores).
+    Piped,
+    /// `/dev/full`: every write fails with ENOSPC.
+    Full,
+    /// A pipe whose reading end is closed before the command starts: every write fails with
+    /// EPIPE.
+    Closed,
+}
+
+/// Run `bloomlab args` in `dir` with standard input empty and standard output as `out`.
+fn run_in(dir: &Path, args: &str, out: Stdout) -> std::process::Output {
+    let argv: Vec<&str> = args.split_whitespace().collect();
+    let mut c = Command::new(env!("CARGO_BIN_EXE_bloomlab"));
+    c.args(&argv).current_dir(dir).stdin(Stdio::null());
+    match out {
+        Stdout::Piped => {}
+        Stdout::Full => {
+            c.stdout(
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .open("/dev/full")
+                    .unwrap(),
+            );
+        }
+        Stdout::Closed => {
+            let (r, w) = std::io::pipe().unwrap();
+            drop(r);
+            c.stdout(w);
+        }
+    }
+    c.output().expect("binary runs")
 }
 
 /// Run `bloomlab args` in the fixtures directory; expect exit status 2 and a one-line error on
 /// stderr containing `fragment`.
 fn refuses(args: &str, fragment: &str) {
-    let argv: Vec<&str> = args.split_whitespace().collect();
-    let o = Command::new(env!("CARGO_BIN_EXE_bloomlab"))
-        .args(&argv)
-        .current_dir(fixtures())
-        .stdin(Stdio::null())
-        .output()
-        .expect("binary runs");
+    refuses_in(fixtures(), args, fragment, Stdout::Piped);
+}
+
+fn refuses_in(dir: &Path, args: &str, fragment: &str, out: Stdout) {
+    let o = run_in(dir, args, out);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "bloomlab {args}: stderr {err}");
     assert!(
@@ -167,6 +248,378 @@ cli_rows! {
     query_wrong_key: "query keyed.bloom a --key-file k2.hex" => "wrong key for this filter file";
     query_key_file_malformed: "query keyed.bloom a --key-file bad.hex" => "exactly 32 hex digits";
     query_keys_unreadable: "query f.bloom --keys nope.txt" => "i/o error on nope.txt";
+    // bounded input: no command reads without limit or starts work it cannot finish
+    build_keys_line_too_long: "build --keys long.txt --p 0.01 --out x.bloom" => "invalid keys: long.txt: line 2 is longer than 65536 bytes (valid: lines (keys) of at most 65,536 bytes)";
+    build_keys_without_newline: "build --keys /dev/zero --p 0.01 --out x.bloom" => "invalid keys: /dev/zero: line 1 is longer than 65536 bytes";
+    build_keys_without_newline_given_n: "build --keys /dev/zero --n 10 --p 0.01 --out x.bloom" => "invalid keys: /dev/zero: line 1 is longer than 65536 bytes";
+    query_keys_line_too_long: "query f.bloom --keys long.txt" => "invalid keys: long.txt: line 2 is longer than 65536 bytes";
+    build_key_file_endless: "build --keys keys.txt --p 0.01 --hash sip24 --key-file /dev/zero --out x.bloom" => "invalid key-file: /dev/zero (valid: a file holding exactly 32 hex digits";
+    build_key_file_too_long: "build --keys keys.txt --p 0.01 --hash sip24 --key-file long.hex --out x.bloom" => "invalid key-file: long.hex (valid: a file holding exactly 32 hex digits";
+    measure_queries_too_many: "measure --n 100 --p 0.01 --queries 1e19" => "'--queries <QUERIES>': '1e19' is above 10,000,000,000";
+    measure_trials_times_queries: "measure --n 100 --p 0.01 --queries 1e10 --trials 100" => "invalid trials: 100 trials × (100 inserts + 10000000000 queries + as many hit checks) (valid: at most 10^11 key operations in all";
+    run_points_too_many: "run points.toml" => "sweep.range: points from 1 to 10000";
+    run_queries_too_many: "run queries.toml" => "queries: an integer from 1 to 10^10";
+    // weak or malformed keys
+    build_key_file_all_zero: "build --keys keys.txt --p 0.01 --hash sip24 --key-file zero.hex --out x.bloom" => "invalid key-file: zero.hex (valid: a key that is not all zero";
+    build_key_file_plus_sign: "build --keys keys.txt --p 0.01 --hash sip24 --key-file plus.hex --out x.bloom" => "invalid key-file: plus.hex (valid: a file holding exactly 32 hex digits";
+    query_key_file_all_zero: "query keyed.bloom a --key-file zero.hex" => "invalid key-file: zero.hex (valid: a key that is not all zero";
+    // seeds are never cut silently
+    build_murmur3_seed_too_wide: "build --keys keys.txt --p 0.01 --hash murmur3 --seed 4294967296 --out x.bloom" => "invalid seed: 4294967296 (valid: 0 to 4,294,967,295 for murmur3 (its seed is 32 bits wide))";
+    run_murmur3_seed_too_wide: "run seed.toml" => "filters[0].seed: 0 to 4,294,967,295 for murmur3";
+    // Guava files
+    query_guava_file_as_own_format: "query g.bin key-0" => "a Guava filter: `bloomlab query --format guava`";
+    query_guava_with_key_file: "query --format guava g.bin a --key-file k.hex" => "no key file with --format guava";
+    query_guava_other_hash: "query --format guava g.bin a --hash xxh3" => "saved with hash 'murmur3', but 'xxh3' was asked for";
+    query_guava_not_guava: "query --format guava notafilter.bloom a" => "unknown Guava strategy ordinal";
+    query_guava_endless: "query --format guava /dev/zero a" => "Guava filter has 0 hash functions";
+    query_unknown_format: "query --format bogus f.bloom a" => "invalid value 'bogus' for '--format <FORMAT>'";
+}
+
+// Standard output that cannot be written. `/dev/full` (ENOSPC): one line naming standard
+// output, exit 2. A closed pipe (EPIPE, `bloomlab … | head`): exit 0, nothing on stderr.
+macro_rules! full_rows {
+    ($($name:ident: $args:literal => $frag:literal;)*) => {
+        /// Every row run with standard output on `/dev/full`.
+        const FULL_ROWS: &[(&str, &str, &str)] = &[$((stringify!($name), $args, $frag)),*];
+        $(
+            #[test]
+            fn $name() {
+                refuses_in(fixtures(), $args, $frag, Stdout::Full);
+            }
+        )*
+    };
+}
+
+const NO_SPACE: &str = "i/o error on standard output: No space left on device";
+
+full_rows! {
+    stdout_full_calc: "calc --n 5 --p 0.1" => "i/o error on standard output: No space left on device";
+    stdout_full_calc_json: "calc --n 5 --p 0.1 --json" => "i/o error on standard output: No space left on device";
+    stdout_full_measure: "measure --n 1000 --p 0.01 --queries 1000" => "i/o error on standard output: No space left on device";
+    stdout_full_measure_json: "measure --n 1000 --p 0.01 --queries 1000 --json" => "i/o error on standard output: No space left on device";
+    stdout_full_walkthrough: "walkthrough" => "i/o error on standard output: No space left on device";
+    stdout_full_guide: "" => "i/o error on standard output: No space left on device";
+    stdout_full_help: "--help" => "i/o error on standard output: No space left on device";
+    stdout_full_build: "build --keys keys.txt --p 0.01 --out full-build.bloom" => "i/o error on standard output: No space left on device";
+    stdout_full_query: "query f.bloom key-1" => "i/o error on standard output: No space left on device";
+    stdout_full_run: "run tiny.toml --quick --out full-run" => "i/o error on standard output: No space left on device";
+}
+
+macro_rules! closed_pipe_rows {
+    ($($name:ident: $args:literal => $code:literal;)*) => {
+        /// Every row run with standard output on a closed pipe.
+        const PIPE_ROWS: &[(&str, &str)] = &[$((stringify!($name), $args)),*];
+        $(
+            #[test]
+            fn $name() {
+                let o = run_in(fixtures(), $args, Stdout::Closed);
+                let err = String::from_utf8_lossy(&o.stderr);
+                assert_eq!(o.status.code(), Some($code), "bloomlab {}: {err}", $args);
+                assert!(err.is_empty(), "bloomlab {}: {err}", $args);
+            }
+        )*
+    };
+}
+
+closed_pipe_rows! {
+    closed_pipe_calc: "calc --n 5 --p 0.1" => 0;
+    closed_pipe_measure: "measure --n 1000 --p 0.01 --queries 1000" => 0;
+    closed_pipe_walkthrough: "walkthrough" => 0;
+    closed_pipe_guide: "" => 0;
+    closed_pipe_build: "build --keys keys.txt --p 0.01 --out pipe-build.bloom" => 0;
+    closed_pipe_run: "run tiny.toml --quick --out pipe-run" => 0;
+    closed_pipe_query_answers_by_status: "query f.bloom key-1" => 0;
+}
+
+// Files that must not be replaced. Each row runs in a fresh scratch directory of its own
+// ([`scratch`]); afterwards every file there is checked unchanged ([`assert_untouched`]).
+
+/// A fresh directory under the target dir with: `keys.txt`, `k.hex`, `tiny.toml`; `fifo` (a
+/// FIFO); `link.bloom` (a symbolic link to nothing), `keys-link.txt` (to `keys.txt`);
+/// `readonly.bloom` (mode 0444); `adir/` (a directory); `res/tiny.csv` (a link to
+/// `victim.csv`); `spec.csv` (a spec whose name is `spec`, so its CSV output is itself).
+fn scratch(name: &str) -> PathBuf {
+    use std::os::unix::fs::{PermissionsExt, symlink};
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("validation-files")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(d.join("adir")).unwrap();
+    std::fs::create_dir_all(d.join("res")).unwrap();
+    let keys: String = (0..1000).map(|i| format!("key-{i}\n")).collect();
+    std::fs::write(d.join("keys.txt"), keys).unwrap();
+    std::fs::write(d.join("k.hex"), "00112233445566778899aabbccddeeff\n").unwrap();
+    std::fs::write(d.join("tiny.toml"), TINY_SPEC).unwrap();
+    std::fs::write(
+        d.join("spec.csv"),
+        TINY_SPEC.replace("\"tiny\"", "\"spec\""),
+    )
+    .unwrap();
+    let st = Command::new("mkfifo").arg(d.join("fifo")).status().unwrap();
+    assert!(st.success(), "mkfifo");
+    symlink("target.bloom", d.join("link.bloom")).unwrap();
+    symlink("keys.txt", d.join("keys-link.txt")).unwrap();
+    std::fs::write(d.join("readonly.bloom"), "old").unwrap();
+    std::fs::set_permissions(
+        d.join("readonly.bloom"),
+        std::fs::Permissions::from_mode(0o444),
+    )
+    .unwrap();
+    std::fs::write(d.join("victim.csv"), "victim").unwrap();
+    symlink("../victim.csv", d.join("res/tiny.csv")).unwrap();
+    d
+}
+
+/// Everything [`scratch`] made is as it made it, and no temporary file is left.
+fn assert_untouched(d: &Path) {
+    use std::os::unix::fs::FileTypeExt;
+    let lt = |p: &str| std::fs::symlink_metadata(d.join(p)).unwrap().file_type();
+    assert!(lt("fifo").is_fifo(), "fifo replaced");
+    assert!(lt("link.bloom").is_symlink(), "link replaced");
+    assert!(!d.join("target.bloom").exists(), "written through the link");
+    assert!(lt("res/tiny.csv").is_symlink(), "res/tiny.csv replaced");
+    assert!(lt("adir").is_dir());
+    let read = |p: &str| std::fs::read_to_string(d.join(p)).unwrap();
+    assert_eq!(read("readonly.bloom"), "old");
+    assert_eq!(read("victim.csv"), "victim");
+    assert!(
+        read("keys.txt").starts_with("key-0\nkey-1\n"),
+        "keys.txt replaced"
+    );
+    assert!(read("k.hex").starts_with("0011"), "k.hex replaced");
+    assert!(
+        read("spec.csv").contains("name = \"spec\""),
+        "spec.csv replaced"
+    );
+    for e in walk(d) {
+        assert!(!e.contains("bloomlab-tmp"), "temporary file left: {e}");
+    }
+}
+
+fn walk(d: &Path) -> Vec<String> {
+    let mut v = Vec::new();
+    for e in std::fs::read_dir(d).unwrap().flatten() {
+        v.push(e.path().display().to_string());
+        if e.file_type().unwrap().is_dir() {
+            v.extend(walk(&e.path()));
+        }
+    }
+    v
+}
+
+macro_rules! file_rows {
+    ($($name:ident: $args:literal => $frag:literal;)*) => {
+        /// Every row about a file that must not be replaced.
+        const FILE_ROWS: &[(&str, &str, &str)] = &[$((stringify!($name), $args, $frag)),*];
+        $(
+            #[test]
+            fn $name() {
+                let d = scratch(stringify!($name));
+                refuses_in(&d, $args, $frag, Stdout::Piped);
+                assert_untouched(&d);
+            }
+        )*
+    };
+}
+
+file_rows! {
+    // `--m 1e19` fails (allocation) after the output check, before anything is read or
+    // written: the device refusal must come first, and if it did not, nothing is written.
+    out_device_refused_before_any_work: "build --keys keys.txt --m 1e19 --out /dev/null" => "i/o error on /dev/null: is a device, not a regular file; refusing to write to it";
+    out_fifo: "build --keys keys.txt --p 0.01 --out fifo" => "i/o error on fifo: is a FIFO (named pipe), not a regular file";
+    out_symlink: "build --keys keys.txt --p 0.01 --out link.bloom" => "i/o error on link.bloom: is a symbolic link; refusing to replace it (--follow-symlinks writes to the file it points to)";
+    out_read_only: "build --keys keys.txt --p 0.01 --out readonly.bloom" => "i/o error on readonly.bloom: is read-only; refusing to replace it";
+    out_directory: "build --keys keys.txt --p 0.01 --out adir" => "i/o error on adir: is a directory; refusing to write to it";
+    out_is_the_keys: "build --keys keys.txt --p 0.01 --out keys.txt" => "invalid out: keys.txt (valid: a file other than the input --keys keys.txt";
+    out_is_the_keys_through_a_link: "build --keys keys-link.txt --p 0.01 --out keys.txt" => "a file other than the input --keys keys-link.txt";
+    out_is_the_key_file: "build --keys keys.txt --p 0.01 --hash sip24 --key-file k.hex --out k.hex" => "a file other than the input --key-file k.hex";
+    run_out_symlink: "run tiny.toml --quick --out res" => "i/o error on res/tiny.csv: is a symbolic link; refusing to replace it";
+    run_out_is_the_spec: "run spec.csv --quick --out ." => "an output other than the spec spec.csv";
+}
+
+#[test]
+fn follow_symlinks_writes_the_file_a_link_points_to() {
+    let d = scratch("follow_symlinks");
+    let o = run_in(
+        &d,
+        "build --keys keys.txt --p 0.01 --out link.bloom --follow-symlinks",
+        Stdout::Piped,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let lt = std::fs::symlink_metadata(d.join("link.bloom")).unwrap();
+    assert!(lt.file_type().is_symlink(), "the link stays a link");
+    let f = AnyFilter::load(d.join("target.bloom"), &LoadOptions::new()).unwrap();
+    assert!(f.contains(b"key-7"));
+    let o = run_in(
+        &d,
+        "run tiny.toml --quick --out res --follow-symlinks",
+        Stdout::Piped,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        std::fs::read_to_string(d.join("victim.csv"))
+            .unwrap()
+            .starts_with("series")
+    );
+    assert!(
+        std::fs::symlink_metadata(d.join("res/tiny.csv"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+}
+
+#[test]
+fn a_replaced_file_keeps_its_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = scratch("permissions");
+    std::fs::write(d.join("private.bloom"), "old").unwrap();
+    std::fs::set_permissions(
+        d.join("private.bloom"),
+        std::fs::Permissions::from_mode(0o600),
+    )
+    .unwrap();
+    let o = run_in(
+        &d,
+        "build --keys keys.txt --p 0.01 --out private.bloom",
+        Stdout::Piped,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mode = std::fs::metadata(d.join("private.bloom"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600, "mode {mode:o}");
+    // The library's writers too (CSV of an experiment, a filter).
+    std::fs::set_permissions(
+        d.join("private.bloom"),
+        std::fs::Permissions::from_mode(0o640),
+    )
+    .unwrap();
+    let f = StandardBloom::with_rate(10, 0.01).unwrap();
+    persist::save(&f, d.join("private.bloom"), &SaveOptions::default()).unwrap();
+    let mode = std::fs::metadata(d.join("private.bloom"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o640, "mode {mode:o}");
+}
+
+#[test]
+fn stale_temporary_files_of_a_dead_process_are_removed_on_the_next_save() {
+    let d = scratch("stale");
+    // No process has this id (above Linux's largest pid_max, 2^22).
+    let dead = [
+        ".x.bloom.bloomlab-tmp.2147483647.1.bloom",
+        ".x.bloom.2147483646.5.tmp",
+    ];
+    let alive = format!(".x.bloom.bloomlab-tmp.{}.1.bloom", std::process::id());
+    let unrelated = ".x.bloom.notes";
+    for n in dead.iter().copied().chain([alive.as_str(), unrelated]) {
+        std::fs::write(d.join(n), "partial").unwrap();
+    }
+    let o = run_in(
+        &d,
+        "build --keys keys.txt --p 0.01 --out x.bloom",
+        Stdout::Piped,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for n in dead {
+        assert!(!d.join(n).exists(), "{n} left");
+    }
+    assert!(
+        d.join(&alive).exists(),
+        "a live process's temporary file was removed"
+    );
+    assert!(d.join(unrelated).exists());
+}
+
+#[test]
+fn sigint_during_a_save_removes_the_temporary_file() {
+    // A 50 MB filter: its save takes long enough to be caught (each try polls for the temporary
+    // file and interrupts the command as soon as it appears).
+    let d = scratch("sigint");
+    for attempt in 0..5 {
+        let _ = std::fs::remove_file(d.join("big.bloom"));
+        let mut child = Command::new(env!("CARGO_BIN_EXE_bloomlab"))
+            .args([
+                "build",
+                "--keys",
+                "keys.txt",
+                "--m",
+                "400Mbit",
+                "--out",
+                "big.bloom",
+            ])
+            .current_dir(&d)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let temp = || {
+            walk(&d)
+                .into_iter()
+                .find(|p| p.contains(".big.bloom.bloomlab-tmp."))
+        };
+        let t0 = std::time::Instant::now();
+        while temp().is_none() && t0.elapsed().as_secs() < 60 {
+            if child.try_wait().unwrap().is_some() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        if temp().is_none() {
+            let _ = child.wait();
+            eprintln!("attempt {attempt}: the save finished before it was seen");
+            continue;
+        }
+        let st = Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(st.success());
+        let o = child.wait_with_output().unwrap();
+        if o.status.code() == Some(0) {
+            continue; // the rename won the race
+        }
+        assert_eq!(
+            o.status.code(),
+            Some(130),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(temp(), None, "temporary file left after SIGINT");
+        assert!(!d.join("big.bloom").exists());
+        return;
+    }
+    panic!("never caught a save in flight in 5 attempts");
+}
+
+#[test]
+fn library_writers_refuse_what_the_command_line_refuses() {
+    // Only checks: nothing is opened for writing.
+    let e = persist::check_target(Path::new("/dev/null"), persist::WriteOptions::default())
+        .unwrap_err();
+    assert!(e.to_string().contains("is a device"), "{e}");
+    let d = scratch("library");
+    let f = StandardBloom::with_rate(10, 0.01).unwrap();
+    for (p, frag) in [
+        ("fifo", "is a FIFO"),
+        ("link.bloom", "is a symbolic link"),
+        ("readonly.bloom", "is read-only"),
+        ("adir", "is a directory"),
+    ] {
+        let e = persist::save(&f, d.join(p), &SaveOptions::default()).unwrap_err();
+        assert!(e.to_string().contains(frag), "{p}: {e}");
+    }
+    let t = bloomlab::experiment::Table {
+        columns: vec!["a".into()],
+        rows: vec![],
+    };
+    let e = t.write_csv(&d.join("res/tiny.csv")).unwrap_err();
+    assert!(e.to_string().contains("is a symbolic link"), "{e}");
+    assert_untouched(&d);
 }
 
 // `bloomlab redis …` exists with feature `redis` (CI: `cargo test --features redis --test
@@ -195,9 +648,24 @@ fn book_table_lists_every_cli_row() {
         "/book/src/validation.md"
     ))
     .expect("book/src/validation.md");
-    for (name, args, frag) in CLI_ROWS.iter().chain(REDIS_CLI_ROWS) {
+    assert!(md.contains(NO_SPACE));
+    for (name, args) in PIPE_ROWS {
         assert!(
-            md.contains(&format!("`bloomlab {args}`")),
+            md.contains(&format!(
+                "`{}` | closed pipe",
+                format!("bloomlab {args}").trim_end()
+            )),
+            "{name}: `bloomlab {args}` (closed pipe) missing from the book's table"
+        );
+    }
+    for (name, args, frag) in CLI_ROWS
+        .iter()
+        .chain(FULL_ROWS)
+        .chain(FILE_ROWS)
+        .chain(REDIS_CLI_ROWS)
+    {
+        assert!(
+            md.contains(&format!("`{}`", format!("bloomlab {args}").trim_end())),
             "{name}: `bloomlab {args}` missing from the book's table"
         );
         assert!(
@@ -205,6 +673,196 @@ fn book_table_lists_every_cli_row() {
             "{name}: message '{frag}' missing from the book's table"
         );
     }
+}
+
+fn stdout_of(args: &str) -> (Option<i32>, String) {
+    let o = run_in(fixtures(), args, Stdout::Piped);
+    assert!(
+        !String::from_utf8_lossy(&o.stderr).contains("panicked"),
+        "{args}"
+    );
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn a_sip_seed_without_a_key_file_is_stored_and_the_file_opens() {
+    let (code, _) =
+        stdout_of("build --keys keys.txt --p 0.01 --hash sip24 --seed 5 --out sip-seed.bloom");
+    assert_eq!(code, Some(0));
+    let (code, out) = stdout_of("query sip-seed.bloom key-3");
+    assert_eq!((code, out.as_str()), (Some(0), "maybe-present\tkey-3\n"));
+}
+
+#[test]
+fn query_format_guava_answers_as_guava_did() {
+    // The vector's JSON holds Guava's own mightContain answers for 100 inserted and 1000 absent
+    // keys: every "1" must be maybe-present here, and every "0" absent.
+    let json: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/guava/vectors/mitz64_string_n1000_p0_01_i1000.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let keys: Vec<String> = json["query_keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k.as_str().unwrap().to_string())
+        .collect();
+    let answers = json["answers"].as_str().unwrap();
+    std::fs::write(fixtures().join("guava-keys.txt"), keys.join("\n") + "\n").unwrap();
+    let (code, out) = stdout_of("query --format guava g.bin --keys guava-keys.txt");
+    assert_eq!(code, Some(0));
+    let got: String = out
+        .lines()
+        .map(|l| {
+            if l.starts_with("maybe-present\t") {
+                '1'
+            } else {
+                '0'
+            }
+        })
+        .collect();
+    assert_eq!(got, answers);
+}
+
+#[test]
+fn measure_says_what_was_really_inserted() {
+    let (code, out) =
+        stdout_of("measure --filter cuckoo --n 5000 --capacity 1000 --p 0.01 --queries 1000");
+    assert_eq!(code, Some(0));
+    assert!(
+        out.contains("inserted  2,048 of 5,000 keys: 2,952 refused (filter full)"),
+        "{out}"
+    );
+    assert!(out.contains("12.000 heap bits per key held"), "{out}");
+    let (_, out) = stdout_of("measure --n 1 --m 8 --queries 100");
+    assert!(
+        out.contains(
+            "8 heap bytes (8 B), 64.000 heap bits per key held, m/n = 8.000 bits per key held"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn measure_json_details_are_numbers_where_they_are_numbers() {
+    let (_, out) = stdout_of("measure --filter scalable --n 1000 --p 0.01 --queries 1000 --json");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let d = &v["details"];
+    assert_eq!(d["layers"], serde_json::json!(1));
+    assert_eq!(d["growth"], serde_json::json!(2));
+    assert_eq!(d["tightening"], serde_json::json!(0.5));
+    assert_eq!(d["nonscaling"], serde_json::json!(false));
+    assert!(d["layers (items/capacity, k, rate)"].is_string());
+}
+
+#[test]
+fn a_query_key_with_a_newline_prints_one_escaped_line() {
+    let o = Command::new(env!("CARGO_BIN_EXE_bloomlab"))
+        .args(["query", "f.bloom", "zz\nmaybe-present\tkey-1", "a\\b"])
+        .current_dir(fixtures())
+        .stdin(Stdio::null())
+        .output()
+        .expect("binary runs");
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "absent\tzz\\nmaybe-present\\tkey-1\nabsent\ta\\\\b\n"
+    );
+}
+
+/// Peak resident memory (KiB) of `bloomlab args` in `dir`, from `/usr/bin/time`, if present.
+fn peak_rss_kib(dir: &Path, args: &[&str]) -> Option<u64> {
+    let o = Command::new("/usr/bin/time")
+        .args(["-f", "peak-rss-kib %M", env!("CARGO_BIN_EXE_bloomlab")])
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .ok()?;
+    let err = String::from_utf8_lossy(&o.stderr);
+    err.lines()
+        .find_map(|l| l.strip_prefix("peak-rss-kib "))
+        .and_then(|v| v.trim().parse().ok())
+}
+
+#[test]
+fn query_holds_a_standard_filter_file_once() {
+    // A 96 MB filter: loading it the old way (the file's bytes, then the filter) peaked at
+    // twice that. Bound: 1.1 × the file, plus 16 MiB for the program itself (a query of a tiny
+    // filter peaks near 10 MiB).
+    let d = scratch("query_rss");
+    let o = run_in(
+        &d,
+        "build --keys keys.txt --m 768Mbit --out big.bloom",
+        Stdout::Piped,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let size = std::fs::metadata(d.join("big.bloom")).unwrap().len();
+    let Some(peak) = peak_rss_kib(&d, &["query", "big.bloom", "key-3"]) else {
+        eprintln!("no /usr/bin/time: peak not measured");
+        return;
+    };
+    let bound = size as f64 * 1.1 / 1024.0 + 16.0 * 1024.0;
+    assert!(
+        (peak as f64) < bound,
+        "peak {peak} KiB for a {size}-byte file (bound {bound:.0} KiB)"
+    );
+    let _ = std::fs::remove_file(d.join("big.bloom"));
+}
+
+#[test]
+fn the_file_loader_agrees_with_from_bytes_on_every_damaged_file() {
+    // AnyFilter::load decodes a standard filter while reading it; every bit flip and every
+    // truncation must get the error (or the filter) that reading the whole file and decoding
+    // it gives.
+    let d = scratch("loader");
+    let mut f = StandardBloom::with_rate(60, 0.05).unwrap();
+    f.insert_new(b"a");
+    let good = persist::to_bytes(&f, &SaveOptions::default()).unwrap();
+    let path = d.join("m.bloom");
+    let check = |bytes: &[u8], what: &str| {
+        std::fs::write(&path, bytes).unwrap();
+        let from_file = AnyFilter::load(&path, &LoadOptions::new());
+        // The old path: read the whole file (persist::read_file), then decode.
+        let from_bytes =
+            persist::read_file(&path).and_then(|b| AnyFilter::from_bytes(&b, &LoadOptions::new()));
+        match (from_file, from_bytes) {
+            (Ok(a), Ok(b)) => assert_eq!(
+                a.to_bytes(&SaveOptions::default()).unwrap(),
+                b.to_bytes(&SaveOptions::default()).unwrap(),
+                "{what}"
+            ),
+            (Err(a), Err(b)) => assert_eq!(a, b, "{what}"),
+            (a, b) => panic!("{what}: file {:?} vs bytes {:?}", a.err(), b.err()),
+        }
+    };
+    check(&good, "the good file");
+    for i in 0..good.len() {
+        for bit in 0..8 {
+            let mut b = good.clone();
+            b[i] ^= 1 << bit;
+            check(&b, &format!("bit {bit} of byte {i}"));
+        }
+        check(&good[..i], &format!("truncated to {i}"));
+    }
+    let mut longer = good.clone();
+    longer.push(0);
+    check(&longer, "a trailing byte");
+    std::fs::write(&path, &good).unwrap();
+    let e = AnyFilter::load(&path, &LoadOptions::new().hash(HashId::Murmur3)).unwrap_err();
+    assert!(matches!(e, Error::Mismatch { what: "hash", .. }), "{e}");
 }
 
 #[test]

@@ -38,6 +38,7 @@ pub use table::{Cell, Table};
 
 use crate::error::{Error, Result};
 use crate::hash::{HashId, StrategyId};
+use crate::persist::{WriteOptions, write_atomic_with};
 use crate::plot::Format;
 use crate::spec::FilterSpec;
 use std::path::{Path, PathBuf};
@@ -267,6 +268,20 @@ impl Experiment {
     /// Run errors (with the series and point named), I/O errors, plot columns that the table
     /// does not have ([`Error::Spec`]).
     pub fn run(&self, dir: &Path, progress: &dyn Progress) -> Result<RunReport> {
+        self.run_with(dir, progress, WriteOptions::default())
+    }
+
+    /// [`Experiment::run`], writing every file with `write` (atomically into a regular file,
+    /// see [`crate::persist::atomic`]; `write.follow_symlinks` to write through links).
+    ///
+    /// # Errors
+    /// As [`Experiment::run`].
+    pub fn run_with(
+        &self,
+        dir: &Path,
+        progress: &dyn Progress,
+        write: WriteOptions,
+    ) -> Result<RunReport> {
         let out = runner::run(self, progress)?;
         if out.table.rows.iter().all(|r| {
             let i = out.table.col("row_type");
@@ -285,14 +300,11 @@ impl Experiment {
             message: e.to_string(),
         })?;
         let files = self.outputs(dir);
-        out.table.write_csv(&files.csv)?;
-        chart.save_svg(&files.svg)?;
-        chart.save_png(&files.png)?;
+        out.table.write_csv_with(&files.csv, write)?;
+        chart.save_svg_with(&files.svg, write)?;
+        chart.save_png_with(&files.png, write)?;
         if let (Some(md), Some(text)) = (&files.md, &out.markdown) {
-            std::fs::write(md, text).map_err(|e| Error::Io {
-                path: md.display().to_string(),
-                message: e.to_string(),
-            })?;
+            write_atomic_with(md, write, |w| w.write_all(text.as_bytes()))?;
         }
         Ok(RunReport {
             files,
@@ -310,11 +322,19 @@ impl Experiment {
     /// # Errors
     /// The CSV cannot be read; plot columns it does not have ([`Error::Spec`]).
     pub fn replot(&self, dir: &Path) -> Result<Outputs> {
+        self.replot_with(dir, WriteOptions::default())
+    }
+
+    /// [`Experiment::replot`], writing with `write` (see [`Experiment::run_with`]).
+    ///
+    /// # Errors
+    /// As [`Experiment::replot`].
+    pub fn replot_with(&self, dir: &Path, write: WriteOptions) -> Result<Outputs> {
         let files = self.outputs(dir);
         let table = Table::read_csv(&files.csv)?;
         let chart = chart::build(self, &table)?;
-        chart.save_svg(&files.svg)?;
-        chart.save_png(&files.png)?;
+        chart.save_svg_with(&files.svg, write)?;
+        chart.save_png_with(&files.png, write)?;
         Ok(files)
     }
 }
@@ -366,7 +386,9 @@ impl Progress for NoProgress {
     fn advance(&self, _: u64) {}
     fn status(&self, _: &str) {}
     fn warn(&self, msg: &str) {
-        eprintln!("warning: {msg}");
+        // Never a panic on a closed or full standard error: the warning is dropped then.
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr().lock(), "warning: {msg}");
     }
 }
 

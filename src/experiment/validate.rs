@@ -31,6 +31,17 @@ fn parent(path: &str) -> Option<&str> {
     })
 }
 
+/// The most points a sweep range may have (a chart of more shows nothing more).
+pub const MAX_POINTS: u32 = 10_000;
+
+/// The "valid" part of an [`Error::InvalidParameter`], for a spec error's message.
+fn bloomlab_valid(e: &Error) -> String {
+    match e {
+        Error::InvalidParameter { valid, .. } => valid.clone(),
+        other => other.to_string(),
+    }
+}
+
 impl Experiment {
     /// An error about the value at `path` (`filters[1].p`): located at that value, else at the
     /// nearest enclosing table the source has. In the `--quick` form, the `[quick]` section's
@@ -114,6 +125,15 @@ impl Experiment {
         }
         if s.queries == 0 && s.runner != RunnerKind::Memory {
             return Err(self.err_at("queries", "an integer >= 1"));
+        }
+        if s.queries > crate::measure::MAX_QUERIES {
+            return Err(self.err_at("queries", "an integer from 1 to 10^10"));
+        }
+        if s.queries
+            .checked_mul(u64::from(s.trials))
+            .is_none_or(|w| w > crate::measure::MAX_WORK)
+        {
+            return Err(self.err_at("queries", "trials × queries at most 10^11"));
         }
         if s.keys.is_empty() {
             return Err(self.err_at("keys", "at least one key kind"));
@@ -245,6 +265,12 @@ impl Experiment {
                 return Err(self.err_at(&format!("{table}.values"), "at least one value"));
             }
             (None, Some(r)) => {
+                if r.points > MAX_POINTS {
+                    return Err(self.err_at(
+                        &format!("{table}.range"),
+                        format!("points from 1 to {MAX_POINTS}"),
+                    ));
+                }
                 let bad = r.points == 0
                     || !r.from.is_finite()
                     || !r.to.is_finite()
@@ -310,6 +336,14 @@ impl Experiment {
         }
         if e.n == Some(0) {
             return bad("n", "an integer >= 1".into());
+        }
+        if let Some(seed) = e.seed {
+            let hashes = e.hash.map_or(self.spec.hashes.clone(), |h| vec![h]);
+            for h in hashes {
+                if let Err(err) = crate::hash::AnyHasher::check_seed(h, seed) {
+                    return bad("seed", bloomlab_valid(&err));
+                }
+            }
         }
         if e.m == Some(0) {
             return bad("m", "a bit count >= 1".into());

@@ -512,8 +512,27 @@ pub enum AnyHasher {
 }
 
 impl AnyHasher {
+    /// Refuse a seed wider than `id` takes: murmur3 (`murmur3_x64_128`) has a 32-bit seed, so
+    /// [`AnyHasher::new`] uses the low 32 bits of the `u64` it is given. The command line and
+    /// experiment specs call this first, so a seed a user gives is never cut silently (derived
+    /// per-trial seeds are mixed 64-bit values and are meant to be cut).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming `seed`.
+    pub fn check_seed(id: HashId, seed: u64) -> crate::error::Result<()> {
+        if id == HashId::Murmur3 && u32::try_from(seed).is_err() {
+            return Err(crate::error::Error::invalid(
+                crate::error::Param::Other("seed"),
+                seed,
+                "0 to 4,294,967,295 for murmur3 (its seed is 32 bits wide)",
+            ));
+        }
+        Ok(())
+    }
+
     /// The hash `id` with a seed (for SipHash the seed becomes the key `(seed, !seed)`; pass a
-    /// random secret seed for untrusted input).
+    /// random secret seed for untrusted input). Murmur3 takes the low 32 bits (see
+    /// [`AnyHasher::check_seed`]).
     #[must_use]
     pub fn new(id: HashId, seed: u64) -> Self {
         match id {

@@ -159,7 +159,7 @@ pub(super) fn declared_len(head: &[u8]) -> Result<u64> {
     }
     if head[..8] != MAGIC {
         return Err(corrupt(
-            "not a bloomlab filter file (wrong magic bytes; a Guava filter loads with bloomlab::guava::load_guava)",
+            "not a bloomlab filter file (wrong magic bytes; a Guava filter: `bloomlab query --format guava`, or bloomlab::guava::load_guava)",
         ));
     }
     if head.len() < HEADER_LEN {
@@ -217,11 +217,30 @@ pub(super) fn open(bytes: &[u8]) -> Result<Parts<'_>> {
     let body_len = bytes.len() - CHECKSUM_LEN;
     let stored = le_u64(bytes, body_len);
     let computed = xxhash_rust::xxh3::xxh3_64(&bytes[..body_len]);
-    if stored != computed {
-        return Err(corrupt(format!(
+    check_sum(stored, computed)?;
+    let (info, key) = parse_header(bytes)?;
+    let p_end = HEADER_LEN + info.params_len as usize;
+    Ok(Parts {
+        info,
+        key,
+        params: &bytes[HEADER_LEN..p_end],
+        payload: &bytes[p_end..body_len],
+    })
+}
+
+pub(super) fn check_sum(stored: u64, computed: u64) -> Result<()> {
+    if stored == computed {
+        Ok(())
+    } else {
+        Err(corrupt(format!(
             "checksum mismatch (stored {stored:016x}, computed {computed:016x}): the file is damaged"
-        )));
+        )))
     }
+}
+
+/// The ids, key mode and lengths of a header whose checksum has been verified (`bytes` holds at
+/// least the [`HEADER_LEN`] header bytes).
+pub(super) fn parse_header(bytes: &[u8]) -> Result<(FileInfo, KeyMaterial)> {
     let kind = FilterKind::from_code(bytes[10])
         .ok_or_else(|| corrupt(format!("unknown filter kind code {}", bytes[10])))?;
     let hash = HashId::from_code(bytes[11])
@@ -250,7 +269,6 @@ pub(super) fn open(bytes: &[u8]) -> Result<Parts<'_>> {
     let key_fingerprint = le_u64(bytes, 32);
     let params_len = u32::from_le_bytes([bytes[40], bytes[41], bytes[42], bytes[43]]);
     let payload_len = le_u64(bytes, 44);
-    let p_end = HEADER_LEN + params_len as usize;
     let info = FileInfo {
         version: u16::from_le_bytes([bytes[8], bytes[9]]),
         kind,
@@ -261,12 +279,7 @@ pub(super) fn open(bytes: &[u8]) -> Result<Parts<'_>> {
         params_len,
         payload_len,
     };
-    Ok(Parts {
-        info,
-        key,
-        params: &bytes[HEADER_LEN..p_end],
-        payload: &bytes[p_end..body_len],
-    })
+    Ok((info, key))
 }
 
 /// The header of an encoded filter, fully verified (checksum included) but not decoded, and
@@ -286,6 +299,21 @@ pub(super) fn verify<'a>(bytes: &'a [u8], opts: &LoadOptions) -> Result<Parts<'a
         params,
         payload,
     } = open(bytes)?;
+    let key = expect(&info, stored_key, opts)?;
+    Ok(Parts {
+        info,
+        key,
+        params,
+        payload,
+    })
+}
+
+/// Check a verified header against what the caller expects; the resolved key material.
+pub(super) fn expect(
+    info: &FileInfo,
+    stored_key: KeyMaterial,
+    opts: &LoadOptions,
+) -> Result<KeyMaterial> {
     let mismatch = |what, found: &str, requested: &str| Error::Mismatch {
         what,
         found: found.to_string(),
@@ -346,12 +374,7 @@ pub(super) fn verify<'a>(bytes: &'a [u8], opts: &LoadOptions) -> Result<Parts<'a
             stored_key
         }
     };
-    Ok(Parts {
-        info,
-        key,
-        params,
-        payload,
-    })
+    Ok(key)
 }
 
 pub(super) fn identity(p: &Parts<'_>) -> Identity {

@@ -54,6 +54,13 @@
 //! checks them) and one arm in the registry's decode dispatch; the container (`persist/container.rs`: the
 //! header, the checksum, the checks on loading), the key policy and the atomic save are shared.
 //!
+//! # Saving
+//!
+//! [`save`] writes atomically into a regular file ([`atomic`]): the old file stays intact until
+//! the new one is complete; a directory, device, FIFO, socket, read-only file or (unless
+//! [`SaveOptions::follow_symlinks`]) symbolic link at the path is refused before anything is
+//! written; a replaced file keeps its permissions.
+//!
 //! # Keys
 //!
 //! SipHash (`sip13`, `sip24`) is a keyed pseudo-random function: with a secret key an attacker
@@ -95,11 +102,17 @@
 //! assert_eq!((g.bits(), g.k(), g.len()), (9_585, 7, 1));
 //! ```
 
+pub mod atomic;
 mod codecs;
 mod container;
+pub mod stream;
 #[cfg(test)]
 mod tests;
 
+pub use atomic::{
+    WriteOptions, check_target, remove_pending_temp_files, same_file, write_atomic_path,
+    write_atomic_with,
+};
 pub use codecs::{ParamReader, Persist, words_from_le, write_words_le};
 // Key material, its fingerprint and rebuilding a hasher or strategy from a file belong to the
 // hashes (`crate::hash::key`, `crate::hash::strategy`); re-exported here under their old paths.
@@ -136,6 +149,9 @@ pub enum KeyPolicy {
 pub struct SaveOptions {
     /// Whether the hash key goes into the file.
     pub key_policy: KeyPolicy,
+    /// [`save`] writes through a symbolic link at the path instead of refusing it
+    /// ([`WriteOptions::follow_symlinks`]).
+    pub follow_symlinks: bool,
 }
 
 impl SaveOptions {
@@ -143,6 +159,12 @@ impl SaveOptions {
     #[must_use]
     pub fn key_policy(mut self, p: KeyPolicy) -> Self {
         self.key_policy = p;
+        self
+    }
+    /// Write through a symbolic link at the path ([`SaveOptions::follow_symlinks`]).
+    #[must_use]
+    pub fn follow_symlinks(mut self, follow: bool) -> Self {
+        self.follow_symlinks = follow;
         self
     }
 }
@@ -277,13 +299,9 @@ fn io_err(path: &Path, e: &io::Error) -> Error {
     }
 }
 
-/// Write `path` atomically: the bytes go to a temporary file in the same directory, which is
-/// flushed, `fsync`ed and renamed over `path` (and on Unix the directory is `fsync`ed too). If
-/// anything fails before the rename — including a crash — `path` keeps its old contents; on an
-/// error the temporary file is removed (after a crash it may remain, named
-/// `.NAME.PID.NANOS.tmp`, and can be deleted).
-///
-/// `private` creates the file with mode `0600` on Unix (for files holding a secret key).
+/// Write `path` atomically (see [`atomic`] and [`write_atomic_with`], which this calls without
+/// following symbolic links): `private` creates the file with mode `0600` on Unix (for files
+/// holding a secret key).
 ///
 /// # Errors
 /// [`Error::Io`] naming the path.
@@ -292,53 +310,11 @@ pub fn write_atomic(
     private: bool,
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> Result<()> {
-    let name = path
-        .file_name()
-        .ok_or_else(|| io_err(path, &io::Error::other("not a file name")))?;
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
+    let opts = WriteOptions {
+        private,
+        follow_symlinks: false,
     };
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    let tmp = dir.join(format!(
-        ".{}.{}.{nanos}.tmp",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let mut oo = std::fs::OpenOptions::new();
-    oo.write(true).create_new(true);
-    #[cfg(unix)]
-    if private {
-        use std::os::unix::fs::OpenOptionsExt;
-        oo.mode(0o600);
-    }
-    #[cfg(not(unix))]
-    let _ = private;
-    let file = oo.open(&tmp).map_err(|e| {
-        let why = format!("cannot create a temporary file in {}: {e}", dir.display());
-        io_err(path, &io::Error::new(e.kind(), why))
-    })?;
-    let result = (|| -> io::Result<()> {
-        let mut bw = io::BufWriter::with_capacity(1 << 16, file);
-        write(&mut bw)?;
-        bw.flush()?;
-        let file = bw.into_inner().map_err(io::IntoInnerError::into_error)?;
-        file.sync_all()?;
-        drop(file);
-        std::fs::rename(&tmp, path)
-    })();
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(io_err(path, &e));
-    }
-    #[cfg(unix)]
-    if let Ok(d) = std::fs::File::open(&dir) {
-        // Make the rename itself durable; failure here leaves a complete file in place.
-        let _ = d.sync_all();
-    }
-    Ok(())
+    write_atomic_with(path, opts, write)
 }
 
 /// Save `f` to `path` atomically (see [`write_atomic`]).
@@ -346,9 +322,11 @@ pub fn write_atomic(
 /// # Errors
 /// [`Error::Io`].
 pub fn save<F: Persist>(f: &F, path: impl AsRef<Path>, opts: &SaveOptions) -> Result<()> {
-    write_atomic(path.as_ref(), stores_secret(f, opts), |w| {
-        write_to(f, w, opts)
-    })
+    let wo = WriteOptions {
+        private: stores_secret(f, opts),
+        follow_symlinks: opts.follow_symlinks,
+    };
+    write_atomic_with(path.as_ref(), wo, |w| write_to(f, w, opts))
 }
 
 /// Decode a filter of type `F` from the whole of `bytes`.

@@ -40,6 +40,31 @@ enum Cmd {
     Run(cli::run::Args),
 }
 
+/// On SIGINT, SIGTERM or SIGHUP: remove the temporary file of any save in flight, then end
+/// with the status a shell gives a process the signal killed (128 + the signal). A handler
+/// thread does it (signal-hook's iterator: no code runs in the signal handler itself).
+fn remove_temp_files_on_signals() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+        return; // no handler: a signal ends the process as before, a crash's temp file is removed by the next save
+    };
+    // The thread is waiting before the command starts: the memory experiments count every
+    // allocation in the process, and a thread still starting up would add its own.
+    let (ready, started) = std::sync::mpsc::sync_channel(0);
+    std::thread::spawn(move || {
+        let mut forever = signals.forever();
+        let _ = ready.send(());
+        if let Some(sig) = forever.next() {
+            let removed = bloomlab::persist::remove_pending_temp_files();
+            if removed > 0 {
+                cli::out::errln!("interrupted: removed {removed} unfinished temporary file(s)");
+            }
+            std::process::exit(128 + sig);
+        }
+    });
+    let _ = started.recv();
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
@@ -50,17 +75,25 @@ fn main() -> ExitCode {
             let first = lines.next().unwrap_or("error: invalid arguments");
             // "the following required arguments were not provided:" names them on the next line.
             match lines.next().filter(|_| first.ends_with(':')) {
-                Some(what) => eprintln!("{first} {}", what.trim()),
-                None => eprintln!("{first}"),
+                Some(what) => cli::out::errln!("{first} {}", what.trim()),
+                None => cli::out::errln!("{first}"),
             }
             return ExitCode::from(2);
         }
         Err(e) => {
-            // --help and --version
-            let _ = e.print();
-            return ExitCode::SUCCESS;
+            // --help and --version (a closed pipe is fine, a full disk is not)
+            let printed = std::io::Write::write_all(
+                &mut std::io::stdout().lock(),
+                e.render().to_string().as_bytes(),
+            )
+            .map_err(|e| cli::out::stdout_error(&e));
+            return cli::out::finish(printed);
         }
     };
+    if cli.cmd.is_some() {
+        // The TUI reads Ctrl-C as a key; its own exit restores the terminal.
+        remove_temp_files_on_signals();
+    }
     let result = match cli.cmd {
         Some(Cmd::Calc(a)) => cli::calc::run(&a),
         Some(Cmd::Measure(a)) => cli::measure::run(&a),
@@ -74,16 +107,9 @@ fn main() -> ExitCode {
             if std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {
                 tui::run()
             } else {
-                println!("{}", cli::GUIDE);
-                Ok(())
+                cli::out::outln!("{}", cli::GUIDE)
             }
         }
     };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(2)
-        }
-    }
+    cli::out::finish(result)
 }

@@ -12,6 +12,8 @@ mod split_block;
 mod standard;
 mod xor;
 
+pub(crate) use standard::StandardParams;
+
 use super::container::Identity;
 use crate::bits::{BitVec, try_zeroed};
 use crate::error::{Error, Result};
@@ -150,7 +152,12 @@ pub(super) fn bits_from_le(what: &str, m: u64, payload: &[u8]) -> Result<BitVec>
             payload.len()
         )));
     }
-    let words = words_from_le(payload)?;
+    bits_from_words(what, m, words_from_le(payload)?)
+}
+
+/// The bit array of `m` bits from its `⌈m/64⌉` words (length checked by the caller), refusing
+/// bits set past `m`.
+pub(super) fn bits_from_words(what: &str, m: u64, words: Vec<u64>) -> Result<BitVec> {
     if !m.is_multiple_of(64) {
         let last = words.last().copied().unwrap_or(0);
         if last >> (m % 64) != 0 {

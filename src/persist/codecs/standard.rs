@@ -1,7 +1,10 @@
 //! The standard filter's codec (kind 0), and the concurrent filter's, which is saved as the
 //! standard filter it is. Layout: see the [`persist`](crate::persist) module documentation.
 
-use super::{ParamReader, Persist, PersistHasher, PersistStrategy, bits_from_le, write_words_le};
+use super::{
+    ParamReader, Persist, PersistHasher, PersistStrategy, bits_from_le, bits_from_words,
+    write_words_le,
+};
 use crate::error::{Error, Result};
 use crate::filter::{Filter, FilterKind};
 use crate::filters::{ConcurrentBloom, StandardBloom};
@@ -37,6 +40,23 @@ impl<H: PersistHasher, S: PersistStrategy> Persist for StandardBloom<H, S> {
     }
 
     fn decode(id: &Identity, params: &[u8], payload: &[u8]) -> Result<Self> {
+        let p = StandardParams::<H, S>::check(id, params)?;
+        let bits = bits_from_le("standard filter", p.m, payload)?;
+        StandardBloom::from_bits(bits, p.k, p.len, p.hasher, p.strategy)
+    }
+}
+
+/// A standard filter's params, checked against each other and the header.
+pub(crate) struct StandardParams<H, S> {
+    pub(crate) m: u64,
+    k: u32,
+    len: u64,
+    hasher: H,
+    strategy: S,
+}
+
+impl<H: PersistHasher, S: PersistStrategy> StandardParams<H, S> {
+    pub(crate) fn check(id: &Identity, params: &[u8]) -> Result<Self> {
         let mut r = ParamReader::new(params, FilterKind::Standard);
         let m = r.u64("m")?;
         let k = r.u32("k")?;
@@ -69,8 +89,29 @@ impl<H: PersistHasher, S: PersistStrategy> Persist for StandardBloom<H, S> {
                 "standard filter has m = {m} bits, but strategy {sid} needs a multiple of 64"
             )));
         }
-        let bits = bits_from_le("standard filter", m, payload)?;
-        StandardBloom::from_bits(bits, k, len, hasher, strategy)
+        Ok(Self {
+            m,
+            k,
+            len,
+            hasher,
+            strategy,
+        })
+    }
+
+    /// The filter over its bit array, read as words (the streaming loader's path: the payload
+    /// never exists as bytes next to the words).
+    pub(crate) fn with_words(self, words: Vec<u64>) -> Result<StandardBloom<H, S>> {
+        let m = self.m;
+        if words.len() as u64 != m.div_ceil(64) {
+            return Err(Error::Corrupt(format!(
+                "standard filter payload is {} bytes, but m = {m} bits needs {}",
+                words.len() as u64 * 8,
+                m.div_ceil(64) * 8
+            )));
+        }
+        bits_from_words("standard filter", m, words).and_then(|bits| {
+            StandardBloom::from_bits(bits, self.k, self.len, self.hasher, self.strategy)
+        })
     }
 }
 

@@ -7,6 +7,7 @@
 //! A static-set kind (xor, binary-fuse) is built from the whole key set at once: its keys are read into
 //! memory, one pass, and `--n` is not needed.
 
+use super::out::{errln, outln};
 use super::{
     human_bytes, parse_filter, parse_fp_bits, parse_growth, parse_hash, parse_k, parse_m, parse_n,
     parse_p, parse_strategy, parse_tightening, pct, thousands,
@@ -17,7 +18,7 @@ use bloomlab::persist::{KeyPolicy, SaveOptions};
 use bloomlab::spec::FilterSpec;
 use bloomlab::{AnyFilter, Error, Filter, Param, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use std::io::{BufRead, BufReader, IsTerminal, Read};
+use std::io::{BufReader, IsTerminal, Read};
 use std::path::{Path, PathBuf};
 
 /// Build a filter from a file of keys, one per line, and save it (atomically) to --out.
@@ -47,7 +48,8 @@ pub struct Args {
     /// Index strategy: double, enhanced-double, independent, guava32, guava64.
     #[arg(long, value_parser = parse_strategy, default_value = "enhanced-double")]
     pub strategy: StrategyId,
-    /// Hash seed (stored in the file; not a secret).
+    /// Hash seed (stored in the file; not a secret: give --key-file for a secret SipHash key).
+    /// murmur3 takes 0 to 2^32 - 1.
     #[arg(
         long,
         allow_hyphen_values = true,
@@ -75,37 +77,41 @@ pub struct Args {
     /// Scalable: refuse keys beyond the first layer's capacity instead of growing.
     #[arg(long)]
     pub nonscaling: bool,
-    /// Output file (replaced atomically).
+    /// Output file (replaced atomically; a directory, device, FIFO, read-only file, an input
+    /// file or a symbolic link is refused).
     #[arg(long)]
     pub out: PathBuf,
+    /// Write through a symbolic link at --out to the file it points to (the link stays).
+    #[arg(long)]
+    pub follow_symlinks: bool,
 }
 
-/// Read a 128-bit key written as 32 hex digits (surrounding whitespace ignored).
-///
-/// # Errors
-/// [`Error::Io`] or [`Error::InvalidParameter`] naming `key-file`.
-pub fn read_key_file(path: &Path) -> Result<[u8; 16]> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::Io {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    })?;
-    let hex = text.trim();
-    let bad = || {
-        Error::invalid(
-            Param::Other("key-file"),
-            path.display(),
-            "a file holding exactly 32 hex digits (a 128-bit key), e.g. from `openssl rand -hex 16`",
-        )
-    };
-    if hex.len() != 32 || !hex.is_ascii() {
-        return Err(bad());
+/// Refuse an output that cannot be written or that is one of the inputs, before any work.
+fn check_out(a: &Args) -> Result<()> {
+    let inputs =
+        std::iter::once(("--keys", &a.keys)).chain(a.key_file.iter().map(|k| ("--key-file", k)));
+    for (flag, input) in inputs {
+        if bloomlab::persist::same_file(input, &a.out) {
+            return Err(Error::invalid(
+                Param::Other("out"),
+                a.out.display(),
+                format!(
+                    "a file other than the input {flag} {} (writing it would destroy the input)",
+                    input.display()
+                ),
+            ));
+        }
     }
-    let mut key = [0u8; 16];
-    for (i, b) in key.iter_mut().enumerate() {
-        *b = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).map_err(|_| bad())?;
-    }
-    Ok(key)
+    bloomlab::persist::check_target(
+        &a.out,
+        bloomlab::persist::WriteOptions {
+            private: false,
+            follow_symlinks: a.follow_symlinks,
+        },
+    )
 }
+
+pub use super::keys::read_key_file;
 
 /// Open a key source: a file, or standard input for `-`. Returns its size when known.
 fn open_keys(path: &Path) -> Result<(Box<dyn Read>, Option<u64>)> {
@@ -120,8 +126,23 @@ fn open_keys(path: &Path) -> Result<(Box<dyn Read>, Option<u64>)> {
     Ok((Box::new(f), len))
 }
 
-/// Call `f` with every non-empty line of `path` (without its line ending), streaming; a
-/// progress bar on a terminal for files over 16 MiB.
+/// A reader that counts the bytes it passes (for the progress bar).
+struct Counted {
+    inner: Box<dyn Read>,
+    read: std::rc::Rc<std::cell::Cell<u64>>,
+}
+
+impl Read for Counted {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read.set(self.read.get() + n as u64);
+        Ok(n)
+    }
+}
+
+/// Call `f` with every non-empty line of `path` (without its line ending; at most
+/// [`super::keys::MAX_KEY_LEN`] bytes), streaming; a progress bar on a terminal for files over
+/// 16 MiB.
 fn for_each_key(path: &Path, what: &str, mut f: impl FnMut(&[u8])) -> Result<u64> {
     let (r, len) = open_keys(path)?;
     let bar = (len.is_some_and(|l| l > 16 << 20) && std::io::stderr().is_terminal()).then(|| {
@@ -134,32 +155,22 @@ fn for_each_key(path: &Path, what: &str, mut f: impl FnMut(&[u8])) -> Result<u64
         );
         b
     });
-    let mut r = BufReader::with_capacity(1 << 16, r);
-    let mut line = Vec::new();
-    let (mut count, mut read) = (0u64, 0u64);
-    loop {
-        line.clear();
-        let n = r.read_until(b'\n', &mut line).map_err(|e| Error::Io {
-            path: path.display().to_string(),
-            message: e.to_string(),
-        })?;
-        if n == 0 {
-            break;
-        }
-        read += n as u64;
-        let mut key = line.as_slice();
-        key = key.strip_suffix(b"\n").unwrap_or(key);
-        key = key.strip_suffix(b"\r").unwrap_or(key);
-        if !key.is_empty() {
-            f(key);
-            count += 1;
-        }
+    let read = std::rc::Rc::new(std::cell::Cell::new(0u64));
+    let counted = Counted {
+        inner: r,
+        read: std::rc::Rc::clone(&read),
+    };
+    let mut r = BufReader::with_capacity(1 << 16, counted);
+    let name = path.display().to_string();
+    let count = super::keys::for_each_line(&mut r, &name, "keys", |key, _| {
+        f(key);
         if let Some(b) = &bar
-            && count % 65_536 == 0
+            && read.get() % (1 << 20) < (1 << 16)
         {
-            b.set_position(read);
+            b.set_position(read.get());
         }
-    }
+        Ok(())
+    })?;
     if let Some(b) = bar {
         b.finish_and_clear();
     }
@@ -171,6 +182,8 @@ fn for_each_key(path: &Path, what: &str, mut f: impl FnMut(&[u8])) -> Result<u64
 /// # Errors
 /// Invalid parameters, unreadable keys, an unwritable output, allocation failure.
 pub fn run(a: &Args) -> Result<()> {
+    check_out(a)?;
+    AnyHasher::check_seed(a.hash, a.seed)?;
     let key = match &a.key_file {
         Some(p) => {
             if !matches!(a.hash, HashId::Sip13 | HashId::Sip24) {
@@ -291,16 +304,19 @@ impl Built {
     fn save(&self, a: &Args, f: &AnyFilter, inserted: u64) -> Result<()> {
         let n = self.n;
         let key = self.keyed.then_some(());
-        let opts = SaveOptions {
-            key_policy: if a.store_key {
+        // A --seed is a parameter given in the clear: stored, so `query` opens the file
+        // without it (for sip13/sip24 too, whose nonzero keys are otherwise withheld). Only a
+        // --key-file key is withheld, unless --store-key.
+        let opts = SaveOptions::default()
+            .key_policy(if a.store_key || !self.keyed {
                 KeyPolicy::Store
             } else {
                 KeyPolicy::Auto
-            },
-        };
+            })
+            .follow_symlinks(a.follow_symlinks);
         f.save(&a.out, &opts)?;
         let size = std::fs::metadata(&a.out).map_or(0, |m| m.len());
-        println!(
+        outln!(
             "built a {} filter: {} keys, m = {} bits, k = {}, hash {}, strategy {}",
             a.filter,
             thousands(inserted),
@@ -308,31 +324,31 @@ impl Built {
             f.k(),
             a.hash,
             f.strategy_id().map_or("none", StrategyId::name)
-        );
-        println!(
+        )?;
+        outln!(
             "  expected FPR {} at {} keys (designed for {})",
             pct(f.expected_fpr()),
             thousands(inserted),
             thousands(n)
-        );
-        println!(
+        )?;
+        outln!(
             "  wrote {} ({} bytes = {})",
             a.out.display(),
             thousands(size),
             human_bytes(size as f64)
-        );
+        )?;
         if key.is_some() {
             if a.store_key {
-                println!(
+                outln!(
                     "  the secret key is stored IN THE FILE (--store-key); keep the file private"
-                );
+                )?;
             } else {
-                println!("  the secret key is NOT in the file: query with --key-file");
+                outln!("  the secret key is NOT in the file: query with --key-file")?;
             }
         }
         // A scalable filter grows to keep its bound; the others lose accuracy past n.
         if inserted > n && !a.filter.caps().grows {
-            eprintln!(
+            errln!(
                 "warning: {} keys inserted into a filter designed for {}: its FPR is above the target",
                 thousands(inserted),
                 thousands(n)

@@ -1,5 +1,6 @@
 //! `bloomlab calc`: solve any sensible subset of n, p, m, k for the rest.
 
+use super::out::outln;
 use super::{human_bytes, parse_k, parse_m, parse_n, parse_p, pct, thousands};
 use bloomlab::design::Design;
 use bloomlab::theory;
@@ -166,26 +167,25 @@ pub fn solve(a: &Args) -> Result<Solution> {
 pub fn run(a: &Args) -> Result<()> {
     let s = solve(a)?;
     if a.json {
-        println!(
+        return outln!(
             "{}",
             serde_json::to_string_pretty(&s).map_err(|e| Error::Corrupt(e.to_string()))?
         );
-        return Ok(());
     }
-    println!("bloomlab calc: {}", s.solved);
+    outln!("bloomlab calc: {}", s.solved)?;
     if let Some(n) = s.n {
-        println!("  n         {} items", thousands(n));
+        outln!("  n         {} items", thousands(n))?;
     }
     if let Some(p) = s.p {
-        println!("  target p  {} ({p:?}, {})", pct(p), format_one_in(p));
+        outln!("  target p  {} ({p:?}, {})", pct(p), format_one_in(p))?;
     }
     if let (Some(m), Some(b)) = (s.m_bits, s.bytes) {
-        println!(
+        outln!(
             "  m         {} bits = {} bytes (whole 64-bit words) = {}",
             thousands(m),
             thousands(b),
             human_bytes(b as f64)
-        );
+        )?;
     }
     let kopt = match (s.m_bits, s.n) {
         (Some(m), Some(n)) => format!(
@@ -194,29 +194,29 @@ pub fn run(a: &Args) -> Result<()> {
         ),
         _ => String::new(),
     };
-    println!("  k         {}{kopt}", s.k);
-    println!(
+    outln!("  k         {}{kopt}", s.k)?;
+    outln!(
         "  bits/key  {:.3}   lower bound log2(1/p) = {:.3}   overhead {:+.1}%",
         s.bits_per_key,
         s.lower_bound_bits_per_key,
         s.overhead_vs_lower_bound * 100.0
-    );
+    )?;
     match &s.fpr_exact_text {
-        Some(e) => println!(
+        Some(e) => outln!(
             "  FPR       classic {} ({})   exact {e}",
             pct(s.fpr_classic),
             format_one_in(s.fpr_classic),
-        ),
-        None => println!(
+        )?,
+        None => outln!(
             "  FPR       {} ({})",
             pct(s.fpr_classic),
             format_one_in(s.fpr_classic)
-        ),
+        )?,
     }
     if let Some(f) = s.expected_fill {
-        println!("  fill      {:.1}% of bits set after n items", f * 100.0);
+        outln!("  fill      {:.1}% of bits set after n items", f * 100.0)?;
     }
-    println!("  (MB = 10^6 bytes, MiB = 2^20 bytes: quoted sizes often mix the two)");
+    outln!("  (MB = 10^6 bytes, MiB = 2^20 bytes: quoted sizes often mix the two)")?;
     Ok(())
 }
 

@@ -1,5 +1,6 @@
 //! `bloomlab measure`: build a filter, insert n keys, query absent keys, report against theory.
 
+use super::out::outln;
 use super::{
     human_bytes, parse_filter, parse_fp_bits, parse_growth, parse_hash, parse_k, parse_m, parse_n,
     parse_p, parse_strategy, parse_tightening, pct, thousands,
@@ -20,7 +21,11 @@ fn parse_trials(s: &str) -> std::result::Result<u32, String> {
     super::parse_count_in(s, bloomlab::Param::Trials, 1..=10_000_000).map(|t| t as u32)
 }
 fn parse_queries(s: &str) -> std::result::Result<u64, String> {
-    super::parse_count_in(s, bloomlab::Param::Queries, 1..=u64::MAX)
+    super::parse_count_in(
+        s,
+        bloomlab::Param::Queries,
+        1..=bloomlab::measure::MAX_QUERIES,
+    )
 }
 
 /// Build a filter, insert n keys, query absent keys, and compare the false-positive rate with
@@ -54,7 +59,7 @@ pub struct Args {
     /// Key kind: u64, seq, string, email, url.
     #[arg(long, value_parser = parse_keys, default_value = "u64")]
     pub keys: KeyKind,
-    /// Absent keys to query per trial.
+    /// Absent keys to query per trial (1 to 10^10; trials × (n·2 + queries) at most 10^11).
     #[arg(long, allow_hyphen_values = true, value_parser = parse_queries, default_value = "100000")]
     pub queries: u64,
     /// Independently seeded filters to average over (1 to 10000000).
@@ -116,6 +121,7 @@ impl Args {
 /// # Errors
 /// Invalid parameters, allocation failure.
 pub fn run(a: &Args) -> Result<()> {
+    // `measure` checks n and the work (`MeasureConfig::check_work`) before it starts.
     let cfg = a.config();
     let work = u64::from(a.trials).saturating_mul(a.n.saturating_mul(2).saturating_add(a.queries));
     let bar = (work > 2_000_000 && std::io::stderr().is_terminal()).then(|| {
@@ -141,11 +147,10 @@ pub fn run(a: &Args) -> Result<()> {
     }
     let r = r?;
     if a.json {
-        println!("{}", to_json(&r)?);
+        outln!("{}", to_json(&r)?)
     } else {
-        print_text(&r);
+        print_text(&r)
     }
-    Ok(())
 }
 
 /// The JSON object (fields named in DESIGN.md).
@@ -159,37 +164,91 @@ pub fn to_json(r: &Measurement) -> Result<String> {
         let details: serde_json::Map<String, serde_json::Value> = r
             .details
             .iter()
-            .map(|(k, val)| (k.clone(), serde_json::Value::String(val.clone())))
+            .map(|(k, val)| (k.clone(), json_value(val)))
             .collect();
         obj.insert("details".into(), serde_json::Value::Object(details));
     }
     serde_json::to_string_pretty(&v).map_err(|e| Error::Corrupt(e.to_string()))
 }
 
-fn print_text(r: &Measurement) {
+/// A detail as JSON: a number where it is one (`"512"` → `512`, `"0.4883"` → `0.4883`), a
+/// boolean for `true`/`false`, else the text (`"655 (+6.83%)"`, `"no"`).
+fn json_value(text: &str) -> serde_json::Value {
+    if let Ok(u) = text.parse::<u64>() {
+        return u.into();
+    }
+    if let Ok(i) = text.parse::<i64>() {
+        return i.into();
+    }
+    if let Ok(b) = text.parse::<bool>() {
+        return b.into();
+    }
+    match text
+        .parse::<f64>()
+        .ok()
+        .and_then(serde_json::Number::from_f64)
+    {
+        Some(n) if !text.starts_with(['+', '.']) && !text.contains(['i', 'I', 'n', 'N']) => {
+            n.into()
+        }
+        _ => text.into(),
+    }
+}
+
+fn print_text(r: &Measurement) -> Result<()> {
     let strat = r.strategy.as_deref().unwrap_or("-");
-    println!(
+    outln!(
         "{} filter, hash {}, strategy {}, {} keys, seed {}",
-        r.filter, r.hash, strat, r.keys, r.seed
-    );
-    println!(
-        "  size      m = {} bits, k = {}, {} heap bytes ({}), {:.3} bits/key",
+        r.filter,
+        r.hash,
+        strat,
+        r.keys,
+        r.seed
+    )?;
+    // What the filters really hold: a filter with a hard capacity refuses keys past it.
+    let attempted = r.n.saturating_mul(u64::from(r.trials));
+    let held = attempted.saturating_sub(r.insert_failures);
+    let per_trial = held as f64 / f64::from(r.trials.max(1));
+    outln!(
+        "  size      m = {} bits, k = {}, {} heap bytes ({}), {}",
         thousands(r.m_bits),
         r.k,
         thousands(r.bytes as u64),
         human_bytes(r.bytes as f64),
-        r.bits_per_key
-    );
-    println!(
-        "  inserted  {} keys{}",
-        thousands(r.n),
-        if r.trials > 1 {
-            format!(" in each of {} trials", r.trials)
+        if per_trial > 0.0 {
+            format!(
+                "{:.3} heap bits per key held, m/n = {:.3} bits per key held",
+                r.bytes as f64 * 8.0 / per_trial,
+                r.m_bits as f64 / per_trial
+            )
         } else {
-            String::new()
+            "no key held".to_string()
         }
-    );
-    println!(
+    )?;
+    let trials = if r.trials > 1 {
+        format!(" in {} trials", r.trials)
+    } else {
+        String::new()
+    };
+    if r.insert_failures > 0 {
+        outln!(
+            "  inserted  {} of {} keys{trials}: {} refused (filter full)",
+            thousands(held),
+            thousands(attempted),
+            thousands(r.insert_failures)
+        )?;
+    } else {
+        outln!(
+            "  inserted  {} keys{}",
+            thousands(r.n),
+            if r.trials > 1 {
+                format!(" in each of {} trials", r.trials)
+            } else {
+                String::new()
+            }
+        )?;
+    }
+    outln!(
         "  FPR       {} ({} of {} absent keys), 95% CI [{}, {}] ({})",
         pct(r.fpr),
         thousands(r.false_positives),
@@ -197,7 +256,7 @@ fn print_text(r: &Measurement) {
         pct(r.fpr_ci95[0]),
         pct(r.fpr_ci95[1]),
         r.ci_method
-    );
+    )?;
     let inside = |t: f64| {
         if r.fpr_ci95[0] <= t && t <= r.fpr_ci95[1] {
             "inside the CI"
@@ -205,16 +264,16 @@ fn print_text(r: &Measurement) {
             "OUTSIDE the CI"
         }
     };
-    println!(
+    outln!(
         "  model     {}  ({})",
         pct(r.theory.model),
         inside(r.theory.model)
-    );
+    )?;
     if let (Some(c), Some(e)) = (r.theory.classic, r.theory.exact) {
-        println!("  classic   {}  ({})", pct(c), inside(c));
-        println!("  exact     {}  ({})", pct(e), inside(e));
+        outln!("  classic   {}  ({})", pct(c), inside(c))?;
+        outln!("  exact     {}  ({})", pct(e), inside(e))?;
     }
-    println!(
+    outln!(
         "  false negatives {}{}",
         r.false_negatives,
         if r.false_negatives == 0 {
@@ -222,22 +281,17 @@ fn print_text(r: &Measurement) {
         } else {
             "  <-- CONTRACT VIOLATED"
         }
-    );
-    if r.insert_failures > 0 {
-        println!(
-            "  refused inserts {} (filter full)",
-            thousands(r.insert_failures)
-        );
-    }
-    println!(
+    )?;
+    outln!(
         "  time      {:.1} ns/insert, {:.1} ns/query (absent){}",
         r.ns_per_insert,
         r.ns_per_query,
         r.ns_per_query_hit
             .map(|h| format!(", {h:.1} ns/query (present)"))
             .unwrap_or_default()
-    );
+    )?;
     for (k, v) in &r.details {
-        println!("  {k:<9} {v}");
+        outln!("  {k:<9} {v}")?;
     }
+    Ok(())
 }

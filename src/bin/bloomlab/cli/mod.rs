@@ -1,7 +1,10 @@
 //! Command implementations and shared argument parsers.
 
+pub mod out;
+
 pub mod build;
 pub mod calc;
+pub mod keys;
 pub mod measure;
 #[cfg(feature = "redis")]
 pub mod penetration;

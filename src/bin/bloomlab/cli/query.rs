@@ -1,16 +1,19 @@
 //! `bloomlab query`: ask a saved filter about keys.
 //!
-//! Prints one line per key, `maybe-present<TAB>KEY` or `absent<TAB>KEY`, in input order.
+//! Prints one line per key, `maybe-present<TAB>KEY` or `absent<TAB>KEY`, in input order; a key
+//! holding a backslash, tab, line ending or other control byte is printed escaped (`\\`, `\t`,
+//! `\n`, `\r`, `\xHH`), so every line is one key's answer. Keys are at most 64 KiB.
 //! Exit status: **0** if at least one key is maybe present, **1** if every key is absent (also
 //! for no keys at all), **2** on an error (unreadable or corrupt file, wrong hash or key,
 //! invalid arguments), like `grep`.
 
-use super::build::read_key_file;
+use super::keys::MAX_KEY_LEN;
+use super::keys::{for_each_line, read_key_file};
 use bloomlab::AnyFilter;
 use bloomlab::hash::HashId;
 use bloomlab::persist::LoadOptions;
-use bloomlab::{Error, Filter, Result};
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use bloomlab::{Error, Filter, Param, Result};
+use std::io::{BufReader, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -36,6 +39,77 @@ pub struct Args {
     /// File holding the secret SipHash key (32 hex digits), for files built with --key-file.
     #[arg(long)]
     pub key_file: Option<PathBuf>,
+    /// The file's format: `bloomlab` (written by `bloomlab build`) or `guava` (written by
+    /// Guava's `BloomFilter.writeTo`; keys are looked up as Guava's `Funnels.stringFunnel(UTF_8)`
+    /// puts them).
+    #[arg(long, value_enum, default_value = "bloomlab")]
+    pub format: Format,
+}
+
+/// A filter file format `query` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// bloomlab's own format.
+    Bloomlab,
+    /// Guava's `BloomFilter.writeTo` format (murmur3, strategy MURMUR128_MITZ_32 or _64).
+    Guava,
+}
+
+/// A loaded filter of either format.
+enum Loaded {
+    Own(AnyFilter),
+    Guava(bloomlab::guava::GuavaBloom),
+}
+
+impl Loaded {
+    fn contains(&self, key: &[u8]) -> bool {
+        match self {
+            Loaded::Own(f) => f.contains(key),
+            Loaded::Guava(f) => f.contains(key),
+        }
+    }
+}
+
+fn load(a: &Args) -> Result<Loaded> {
+    if a.format == Format::Bloomlab {
+        let mut opts = LoadOptions::new();
+        opts.hash = a.hash;
+        if let Some(p) = &a.key_file {
+            opts.key = Some(read_key_file(p)?);
+        }
+        return AnyFilter::load(&a.filter, &opts).map(Loaded::Own);
+    }
+    if a.key_file.is_some() {
+        return Err(Error::invalid(
+            Param::Other("key-file"),
+            "given",
+            "no key file with --format guava (Guava's murmur3 has no key)",
+        ));
+    }
+    if let Some(h) = a.hash.filter(|&h| h != HashId::Murmur3) {
+        return Err(Error::Mismatch {
+            what: "hash",
+            found: HashId::Murmur3.name().to_string(),
+            requested: h.name().to_string(),
+        });
+    }
+    // Read no more than the header declares (and one byte, so trailing bytes are seen).
+    use std::io::Read;
+    let name = a.filter.display().to_string();
+    let mut file = std::fs::File::open(&a.filter).map_err(|e| io_err(&name, &e))?;
+    let header_len = bloomlab::guava::HEADER_LEN;
+    let mut bytes = Vec::with_capacity(header_len);
+    (&mut file)
+        .take(header_len as u64)
+        .read_to_end(&mut bytes)
+        .map_err(|e| io_err(&name, &e))?;
+    if let Some(h) = bytes.get(2..6) {
+        let words = u64::from(i32::from_be_bytes([h[0], h[1], h[2], h[3]]).unsigned_abs());
+        file.take(words * 8 + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| io_err(&name, &e))?;
+    }
+    bloomlab::guava::load_guava(&bytes).map(Loaded::Guava)
 }
 
 fn io_err(path: &str, e: &std::io::Error) -> Error {
@@ -45,25 +119,54 @@ fn io_err(path: &str, e: &std::io::Error) -> Error {
     }
 }
 
-fn answer(a: &Args) -> Result<bool> {
-    let mut opts = LoadOptions::new();
-    opts.hash = a.hash;
-    if let Some(p) = &a.key_file {
-        opts.key = Some(read_key_file(p)?);
+/// Write `key` so that it stays one field of one line: a backslash, a tab, a line ending or
+/// another control byte is escaped (`\\`, `\t`, `\n`, `\r`, `\xHH`), so a key holding a newline
+/// cannot print a line that reads as the answer for another key. Other bytes (UTF-8 text
+/// included) are written as they are.
+fn write_escaped(w: &mut dyn Write, key: &[u8]) -> std::io::Result<()> {
+    let plain = |b: u8| b >= 0x20 && b != 0x7f && b != b'\\';
+    if key.iter().all(|&b| plain(b)) {
+        return w.write_all(key);
     }
-    let f = AnyFilter::load(&a.filter, &opts)?;
+    for &b in key {
+        match b {
+            b'\\' => w.write_all(b"\\\\")?,
+            b'\t' => w.write_all(b"\\t")?,
+            b'\n' => w.write_all(b"\\n")?,
+            b'\r' => w.write_all(b"\\r")?,
+            b if plain(b) => w.write_all(&[b])?,
+            b => write!(w, "\\x{b:02x}")?,
+        }
+    }
+    Ok(())
+}
+
+fn answer(a: &Args) -> Result<bool> {
+    let f = load(a)?;
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let mut any = false;
-    let mut emit = |key: &[u8]| -> std::io::Result<()> {
+    let mut emit = |key: &[u8]| -> Result<()> {
         let hit = f.contains(key);
         any |= hit;
-        out.write_all(if hit { b"maybe-present\t" } else { b"absent\t" })?;
-        out.write_all(key)?;
-        out.write_all(b"\n")
+        (|| {
+            out.write_all(if hit { b"maybe-present\t" } else { b"absent\t" })?;
+            write_escaped(&mut out, key)?;
+            out.write_all(b"\n")
+        })()
+        .map_err(|e| super::out::stdout_error(&e))
     };
     let result = match &a.keys {
-        None => a.key.iter().try_for_each(|k| emit(k.as_bytes())),
+        None => a.key.iter().try_for_each(|k| {
+            if k.len() > MAX_KEY_LEN {
+                return Err(Error::invalid(
+                    Param::Other("key"),
+                    format!("a key of {} bytes", k.len()),
+                    "keys of at most 65,536 bytes",
+                ));
+            }
+            emit(k.as_bytes())
+        }),
         Some(path) => {
             let name = path.display().to_string();
             let r: Box<dyn std::io::Read> = if path.as_os_str() == "-" {
@@ -72,31 +175,15 @@ fn answer(a: &Args) -> Result<bool> {
                 Box::new(std::fs::File::open(path).map_err(|e| io_err(&name, &e))?)
             };
             let mut r = BufReader::with_capacity(1 << 16, r);
-            let mut line = Vec::new();
-            loop {
-                line.clear();
-                match r.read_until(b'\n', &mut line) {
-                    Ok(0) => break Ok(()),
-                    Ok(_) => {}
-                    Err(e) => return Err(io_err(&name, &e)),
-                }
-                let mut key = line.as_slice();
-                key = key.strip_suffix(b"\n").unwrap_or(key);
-                key = key.strip_suffix(b"\r").unwrap_or(key);
-                if !key.is_empty()
-                    && let Err(e) = emit(key)
-                {
-                    break Err(e);
-                }
-            }
+            for_each_line(&mut r, &name, "keys", |key, _| emit(key)).map(drop)
         }
     };
-    let result = result.and_then(|()| out.flush());
+    let result = result.and_then(|()| out.flush().map_err(|e| super::out::stdout_error(&e)));
     match result {
         Ok(()) => Ok(any),
         // `bloomlab query … | head`: the reader left; what was answered stands.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(any),
-        Err(e) => Err(io_err("standard output", &e)),
+        Err(_) if super::out::pipe_closed() => Ok(any),
+        Err(e) => Err(e),
     }
 }
 
@@ -107,7 +194,7 @@ pub fn run(a: &Args) -> ExitCode {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(e) => {
-            eprintln!("error: {e}");
+            super::out::errln!("error: {e}");
             ExitCode::from(2)
         }
     }

@@ -1,7 +1,9 @@
 //! `bloomlab run`: run experiment specs (`experiments/*.toml`) into `results/<name>.csv`,
 //! `.svg` and `.png`, with a progress bar and ETA per experiment.
 
+use super::out::{errln, outln};
 use bloomlab::experiment::{Experiment, Progress};
+use bloomlab::persist::WriteOptions;
 use bloomlab::{Error, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
@@ -30,6 +32,9 @@ pub struct Args {
     /// Only redraw the charts from the CSVs already in --out (after editing a spec's [plot]).
     #[arg(long, conflicts_with = "quick")]
     pub replot: bool,
+    /// Write through symbolic links in --out to the files they point to (otherwise refused).
+    #[arg(long)]
+    pub follow_symlinks: bool,
 }
 
 /// A progress bar on standard error (hidden when it is not a terminal).
@@ -48,7 +53,7 @@ impl Progress for Bar {
         self.0.set_message(msg.to_string());
     }
     fn warn(&self, msg: &str) {
-        self.0.suspend(|| eprintln!("warning: {msg}"));
+        self.0.suspend(|| errln!("warning: {msg}"));
     }
 }
 
@@ -63,14 +68,9 @@ fn io(path: &std::path::Path, e: std::io::Error) -> Error {
 /// once: a spec that does not parse (then nothing runs), or each experiment that failed (the
 /// others still run; the last line names the failed ones).
 pub fn run(args: &Args) -> ExitCode {
-    match run_all(args) {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::from(2),
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(2)
-        }
-    }
+    let mut ok = true;
+    let code = super::out::finish(run_all(args).map(|all| ok = all));
+    if ok { code } else { ExitCode::from(2) }
 }
 
 /// Run everything; `Ok(false)` when an experiment failed (its error already printed).
@@ -106,17 +106,42 @@ fn run_all(args: &Args) -> Result<bool> {
             return Err(e_dup(e));
         }
     }
+    let write = WriteOptions {
+        private: false,
+        follow_symlinks: args.follow_symlinks,
+    };
+    // Outputs are checked before the first run: one that is a spec would destroy it; a link,
+    // device, FIFO or read-only file is refused (see `bloomlab::persist::atomic`).
+    for e in &exps {
+        let o = e.outputs(&args.out);
+        for out in [Some(&o.csv), Some(&o.svg), Some(&o.png), o.md.as_ref()]
+            .into_iter()
+            .flatten()
+        {
+            if let Some(spec) = paths.iter().find(|p| bloomlab::persist::same_file(p, out)) {
+                return Err(Error::invalid(
+                    bloomlab::Param::Other("out"),
+                    out.display(),
+                    format!(
+                        "an output other than the spec {} (writing it would destroy the spec)",
+                        spec.display()
+                    ),
+                ));
+            }
+            bloomlab::persist::check_target(out, write)?;
+        }
+    }
     let start = Instant::now();
     let mut failed = Vec::new();
     if args.replot {
         for exp in &exps {
-            let files = exp.replot(&args.out)?;
-            println!(
+            let files = exp.replot_with(&args.out, write)?;
+            outln!(
                 "{}: redrawn {}, {}",
                 exp.spec.name,
                 files.svg.display(),
                 files.png.display()
-            );
+            )?;
         }
         return Ok(true);
     }
@@ -125,7 +150,7 @@ fn run_all(args: &Args) -> Result<bool> {
         if args.quick
             && let Some(why) = exp.quick_skip()
         {
-            println!("{}: skipped in --quick ({why})", exp.spec.name);
+            outln!("{}: skipped in --quick ({why})", exp.spec.name)?;
             continue;
         }
         let pb = ProgressBar::with_draw_target(
@@ -146,10 +171,10 @@ fn run_all(args: &Args) -> Result<bool> {
         pb.set_prefix(exp.spec.name.clone());
         let bar = Bar(pb);
         let t0 = Instant::now();
-        match exp.run(&args.out, &bar) {
+        match exp.run_with(&args.out, &bar, write) {
             Ok(rep) => {
                 bar.0.finish_and_clear();
-                println!(
+                outln!(
                     "{}: {} rows -> {}, {}, {} ({:.1}s)",
                     exp.spec.name,
                     rep.rows,
@@ -157,25 +182,25 @@ fn run_all(args: &Args) -> Result<bool> {
                     rep.files.svg.display(),
                     rep.files.png.display(),
                     t0.elapsed().as_secs_f64()
-                );
+                )?;
                 if let Some(md) = &rep.files.md {
-                    println!("  table: {}", md.display());
+                    outln!("  table: {}", md.display())?;
                 }
                 for (label, why) in &rep.skipped {
-                    println!("  skipped series '{label}': {why}");
+                    outln!("  skipped series '{label}': {why}")?;
                 }
                 for line in &rep.summary {
-                    println!("  {line}");
+                    outln!("  {line}")?;
                 }
             }
             Err(e) => {
                 bar.0.abandon();
-                eprintln!("error: {}: {e}", exp.spec.name);
+                errln!("error: {}: {e}", exp.spec.name);
                 failed.push(exp.spec.name.clone());
             }
         }
     }
-    println!(
+    outln!(
         "{} experiment(s) in {:.1}s{}",
         exps.len(),
         start.elapsed().as_secs_f64(),
@@ -184,7 +209,7 @@ fn run_all(args: &Args) -> Result<bool> {
         } else {
             format!("; failed: {}", failed.join(", "))
         }
-    );
+    )?;
     Ok(failed.is_empty())
 }
 

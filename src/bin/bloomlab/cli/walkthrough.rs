@@ -1,6 +1,7 @@
 //! `bloomlab walkthrough`: the articles' m = 16, k = 3 example with real hashes. The steps are
 //! [`bloomlab::walkthrough::Walkthrough`]'s, the same the workbench's Walkthrough screen runs.
 
+use super::out::{out, outln};
 use bloomlab::walkthrough::{INSERTED, K, M, Outcome, QUERIED, SEED, Walkthrough, repeats};
 
 /// Walk through a 16-bit, 3-hash Bloom filter: insert apple and banana, query grape and cherry.
@@ -11,25 +12,26 @@ pub struct Args {
     pub seed: u32,
 }
 
-fn show(w: &Walkthrough) {
+fn show(w: &Walkthrough) -> bloomlab::Result<()> {
     let header: String = (0..M).map(|i| format!("{i:>2}")).collect();
     let row: String = (0..M).map(|i| if w.bit(i) { " 1" } else { " 0" }).collect();
-    println!("      bit {header}");
-    println!("    value {row}");
+    outln!("      bit {header}")?;
+    outln!("    value {row}")
 }
 
 /// The line for a word whose probes hit one bit more than once.
-fn repeat_note(word: &str, positions: &[u64]) {
+fn repeat_note(word: &str, positions: &[u64]) -> bloomlab::Result<()> {
     for (p, r) in repeats(positions) {
         let times = if r == 2 {
             "twice".to_string()
         } else {
             format!("{r} times")
         };
-        println!(
+        outln!(
             "    \"{word}\" hits bit {p} {times}: its {K} positions are not all different, so it sets fewer bits"
-        );
+        )?;
     }
+    Ok(())
 }
 
 /// Run the command.
@@ -38,65 +40,65 @@ fn repeat_note(word: &str, positions: &[u64]) {
 /// None in practice.
 pub fn run(a: &Args) -> bloomlab::Result<()> {
     let mut w = Walkthrough::new(a.seed);
-    println!("A Bloom filter of m = {M} bits and k = {K} hash functions.");
-    println!(
+    outln!("A Bloom filter of m = {M} bits and k = {K} hash functions.")?;
+    outln!(
         "Positions: murmur3_128 (seed {}) gives h1, h2; position i = ⌊(h1 + i·h2) · m / 2^64⌋, i = 0..{}.\n",
         a.seed,
         K - 1
-    );
-    println!("Step 0: every bit starts at 0.");
-    show(&w);
+    )?;
+    outln!("Step 0: every bit starts at 0.")?;
+    show(&w)?;
     for (step, word) in INSERTED.iter().enumerate() {
         let h = w.hash(word);
         let out = w.insert(word);
         let pos = out.positions();
-        println!(
+        outln!(
             "\nStep {}: insert \"{word}\": h1 = {:#018x}, h2 = {:#018x} → positions {pos:?}",
             step + 1,
             h.lo,
             h.hi,
-        );
-        repeat_note(word, pos);
+        )?;
+        repeat_note(word, pos)?;
         if let Outcome::Inserted { collisions, .. } = &out {
             for (p, by) in collisions {
                 let others: Vec<&String> = by.iter().filter(|o| o != word).collect();
                 if let Some(other) = others.first() {
-                    println!(
+                    outln!(
                         "    bit {p} is already 1 (set by \"{other}\"): a collision, nothing changes there"
-                    );
+                    )?;
                 }
             }
         }
-        show(&w);
+        show(&w)?;
     }
     let mut step = INSERTED.len();
     for word in INSERTED.iter().take(1).chain(QUERIED.iter()) {
         step += 1;
         let out = w.query(word);
         let pos = out.positions();
-        print!("\nStep {step}: query \"{word}\" → positions {pos:?}: ");
+        out!("\nStep {step}: query \"{word}\" → positions {pos:?}: ")?;
         match &out {
             Outcome::Absent { zeros, .. } => {
-                println!("bit(s) {zeros:?} are 0, so \"{word}\" was DEFINITELY never inserted.");
+                outln!("bit(s) {zeros:?} are 0, so \"{word}\" was DEFINITELY never inserted.")?;
             }
             Outcome::MaybePresent {
                 false_positive: false,
                 ..
-            } => println!("all 1 → \"maybe present\" (it was inserted: a true positive)."),
+            } => outln!("all 1 → \"maybe present\" (it was inserted: a true positive).")?,
             Outcome::MaybePresent { setters, .. } => {
                 let who: Vec<String> = setters
                     .iter()
                     .map(|(p, by)| format!("{p} by {}", by.join("+")))
                     .collect();
-                println!("all 1 → \"maybe present\", but it was never inserted: a FALSE POSITIVE.");
-                println!("    its bits were set by other words: {}", who.join(", "));
+                outln!("all 1 → \"maybe present\", but it was never inserted: a FALSE POSITIVE.")?;
+                outln!("    its bits were set by other words: {}", who.join(", "))?;
             }
             // A query answers only absent or maybe present.
             _ => {}
         }
-        repeat_note(word, pos);
+        repeat_note(word, pos)?;
     }
-    println!(
+    outln!(
         "\nSo: \"absent\" is always right (a 0 bit can only mean the word was never added), while \
          \"present\" can be wrong.\nWith {} of {} bits set, a random absent word passes with probability \
          about ({}/{})^{} = {:.1}%.",
@@ -106,6 +108,6 @@ pub fn run(a: &Args) -> bloomlab::Result<()> {
         M,
         K,
         w.pass_probability() * 100.0
-    );
+    )?;
     Ok(())
 }
