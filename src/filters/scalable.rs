@@ -215,6 +215,19 @@ impl<H: ItemHasher, S: IndexStrategy> ScalableBloom<H, S> {
         }
     }
 
+    /// The model's estimate of that coefficient (for [`Filter::expected_fpr`], not for sizing):
+    /// the whole-pattern match alone, 1 for enhanced double hashing (whose cubic term rules out
+    /// shifted matches), the measured middle 3.5 for double hashing and the Guava strategies, 0
+    /// for independent hashes.
+    #[must_use]
+    pub fn pattern_estimate(strategy: StrategyId) -> f64 {
+        match strategy {
+            StrategyId::Independent => 0.0,
+            StrategyId::EnhancedDouble => 1.0,
+            StrategyId::Double | StrategyId::Guava32 | StrategyId::Guava64 => 3.5,
+        }
+    }
+
     /// The rule new layers are sized by: [`model::Rule::Bounded`] with the strategy's
     /// [`Self::pattern_excess`].
     #[must_use]
@@ -332,10 +345,10 @@ impl<H: ItemHasher, S: IndexStrategy> ScalableBloom<H, S> {
 
     /// Each layer's false-positive probability given its bits: `(ones/m)^k`, the chance that k
     /// uniform probes all land on set bits, plus the strategy's pattern term `c·len/m²`
-    /// ([`Self::pattern_excess`]).
+    /// ([`Self::pattern_estimate`]).
     #[must_use]
     pub fn layer_fprs(&self) -> Vec<f64> {
-        let c = Self::pattern_excess(self.strategy.id());
+        let c = Self::pattern_estimate(self.strategy.id());
         self.layers
             .iter()
             .map(|l| {
