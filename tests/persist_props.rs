@@ -418,3 +418,65 @@ fn fuzz_regressions_load_or_refuse_and_answer_at_once() {
     );
     assert!(seen >= 4, "regression seeds missing: {seen}");
 }
+
+/// A scalable filter written before the bounded layer rule (tests/data/README.md) still loads,
+/// answers exactly as the build that wrote it, keeps its legacy layers, grows new ones by the
+/// current rule, and round-trips with both kinds of layer.
+#[test]
+fn legacy_scalable_file_loads_and_answers_the_same() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
+    let b = std::fs::read(format!("{dir}/scalable-legacy-n0-1.bloom")).unwrap();
+    let positives: std::collections::BTreeSet<String> =
+        std::fs::read_to_string(format!("{dir}/scalable-legacy-n0-1.positives.txt"))
+            .unwrap()
+            .lines()
+            .map(str::to_owned)
+            .collect();
+    assert_eq!(positives.len(), 154);
+    let mut f = AnyFilter::from_bytes(&b, &LoadOptions::new()).unwrap();
+    let answers = |f: &AnyFilter| -> std::collections::BTreeSet<String> {
+        (0..5_000)
+            .map(|j| format!("absent-{j}"))
+            .filter(|a| f.contains(a.as_bytes()))
+            .collect()
+    };
+    assert!((0..100).all(|i| f.contains(format!("key-{i}").as_bytes())));
+    assert_eq!(answers(&f), positives);
+    let AnyFilter::Scalable(s) = &f else {
+        panic!("{:?}", f.kind())
+    };
+    assert_eq!(s.layer_count(), 7);
+    let first = s.layers().next().unwrap();
+    assert_eq!((first.bits(), first.k()), (12, 7), "the legacy first layer");
+    let strategy = s.strategy();
+    let params = *s.params();
+    // Grow past the saved layers: the new ones follow the current rule.
+    for i in 100..300 {
+        f.insert(format!("key-{i}").as_bytes());
+    }
+    let AnyFilter::Scalable(s) = &f else {
+        unreachable!()
+    };
+    assert_eq!(s.layer_count(), 9);
+    let rule = ScalableBloom::<AnyHasher, AnyStrategy>::rule(strategy);
+    let (m, k, _) =
+        ScalableBloom::<AnyHasher, AnyStrategy>::expected_layer(&params, strategy, 8, rule)
+            .unwrap();
+    let newest = s.layers().last().unwrap();
+    assert_eq!((newest.bits(), newest.k()), (m, k));
+    let again = AnyFilter::from_bytes(
+        &f.to_bytes(&SaveOptions::default()).unwrap(),
+        &LoadOptions::new(),
+    )
+    .unwrap();
+    assert!((0..300).all(|i| again.contains(format!("key-{i}").as_bytes())));
+    assert_eq!(answers(&again), answers(&f));
+    // A layer that matches neither rule is refused.
+    let AnyFilter::Scalable(s) = &again else {
+        unreachable!()
+    };
+    let err = ScalableBloom::<AnyHasher, AnyStrategy>::check_layer(&params, strategy, 0, 13, 7)
+        .unwrap_err();
+    assert!(matches!(err, Error::Corrupt(_)), "{err}");
+    assert_eq!(s.len(), 300);
+}

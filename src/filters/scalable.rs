@@ -49,10 +49,13 @@ struct Layer<H, S> {
 /// (Almeida, Baquero, Preguiça & Hutchison 2007, "Scalable Bloom Filters", IPL 101(6)).
 ///
 /// * Layer `i` is built for `n0·s^i` items at rate `P_i = P0·r^i` with `P0 = p·(1 − r)`, so the
-///   compound rate `1 − Π(1 − P_i)` stays below the paper's bound `P0/(1 − r) = p`
-///   ([`theory::scalable`]). Each layer gets the fewest bits for which the classic rate at its
-///   capacity is at most `P_i` ([`theory::scalable::layer_sizing`]; the paper's layers are
-///   partitioned filters, ours are standard ones — the bound only needs each layer ≤ `P_i`).
+///   compound rate `1 − Π(1 − P_i)` stays below `Σ P_i < P0/(1 − r) = p`, the paper's bound
+///   ([`theory::scalable`]). Each layer gets the fewest bits for which an upper bound on its
+///   rate at capacity — the exact rate of independent hashing plus the strategy's pattern term
+///   `c·n/m²` ([`Self::pattern_excess`], [`theory::scalable::layer_fpr_bound`]) — is at most
+///   `P_i`. (The classic formula alone let filters that start small exceed p: 2.44% measured
+///   from n0 = 1, see [`theory::scalable::Rule`]. The paper's layers are partitioned filters,
+///   ours are standard ones — the bound only needs each layer ≤ `P_i`.)
 /// * Every insert is counted against the newest layer's capacity; when that layer is full a new
 ///   one is added. Repeated items are **not** skipped: RedisBloom's `BF.ADD` first queries every
 ///   layer and does not count an item already reported present; we keep an insert to one layer
@@ -67,7 +70,7 @@ struct Layer<H, S> {
 /// 0.5`); the paper recommends s = 2 for slow and s = 4 for fast growth, and r = 0.8–0.9 for the
 /// least space. Which r is cheaper depends on how far the filter grows (computed with
 /// [`theory::scalable::total_bits`], n0 = 1,000, p = 1%): r = 0.5 uses fewer bits while there are
-/// at most three layers (11,035 vs 13,541 bits with one), r = 0.85 from four on (23.1 vs 16.6
+/// at most three layers (11,047 vs 13,563 bits with one), r = 0.85 from four on (23.1 vs 16.6
 /// bits per item at 10⁶ items, ten layers). We keep 0.5: a filter whose `n0` was estimated well
 /// stays within a few layers, and the numbers then match RedisBloom's.
 ///
@@ -80,7 +83,7 @@ struct Layer<H, S> {
 /// for i in 0..10_000 { f.insert(&keys.present_key(i)); }
 /// assert_eq!(f.layer_count(), 4);        // 1,000 + 2,000 + 4,000 + 8,000 ≥ 10,000
 /// assert_eq!(f.capacity(), 15_000);
-/// assert_eq!(f.bits(), 214_552);         // = theory::scalable::total_bits(1000, 0.01, 2, 0.5, 10_000)
+/// assert_eq!(f.bits(), 214_639);         // = theory::scalable::total_bits(1000, 0.01, 2, 0.5, 10_000, …)
 /// assert!((0..10_000).all(|i| f.contains(&keys.present_key(i))));
 /// let fp = (0..50_000).filter(|&j| f.contains(&keys.absent_key(j))).count();
 /// let fpr = fp as f64 / 50_000.0;
@@ -132,7 +135,8 @@ impl<H: ItemHasher, S: IndexStrategy> ScalableBloom<H, S> {
 
     fn build_layer(&self, i: u32) -> Result<Layer<H, S>> {
         let p = &self.params;
-        let l = model::layer(p.initial_capacity, p.p, p.growth, p.tightening, i)?;
+        let rule = Self::rule(self.strategy);
+        let l = model::layer(p.initial_capacity, p.p, p.growth, p.tightening, i, rule)?;
         Ok(Layer {
             filter: StandardBloom::with_bits_and(
                 l.sizing.m,
@@ -146,12 +150,13 @@ impl<H: ItemHasher, S: IndexStrategy> ScalableBloom<H, S> {
     }
 
     /// Rebuild from saved parts (see [`crate::persist`]): `params` and, for each layer oldest
-    /// first, its bits and its insert count. Each layer's size and k must be exactly what
-    /// `params` gives that layer ([`model::layer`]), so capacity and rate are recomputed.
+    /// first, its bits and its insert count. Each layer's size and k must be what `params` give
+    /// that layer under the current rule or the legacy one ([`Self::check_layer`]), so capacity
+    /// and rate are recomputed.
     ///
     /// # Errors
-    /// [`Error::Corrupt`] for invalid params, no layers, a layer whose bits or k differ from the
-    /// model's, or counts whose sum exceeds `u64::MAX`.
+    /// [`Error::Corrupt`] for invalid params, no layers, a layer whose bits or k differ from
+    /// both rules', or counts whose sum exceeds `u64::MAX`.
     pub fn from_parts(
         params: ScalableParams,
         layers: Vec<(crate::bits::BitVec, u32, u64)>,
@@ -171,15 +176,7 @@ impl<H: ItemHasher, S: IndexStrategy> ScalableBloom<H, S> {
         // holds (and `bytes()` reports) the same capacity as the one that was saved.
         let mut out = Vec::new();
         for (i, (bits, k, len)) in layers.into_iter().enumerate() {
-            let l = Self::expected_layer(&params, strategy, i)?;
-            if bits.len() != l.0 || k != l.1 {
-                return Err(Error::Corrupt(format!(
-                    "scalable layer {i} has m = {}, k = {k}, but its params give m = {}, k = {}",
-                    bits.len(),
-                    l.0,
-                    l.1
-                )));
-            }
+            let l = Self::check_layer(&params, strategy, i, bits.len(), k)?;
             total = total.checked_add(len).ok_or_else(|| {
                 Error::Corrupt("scalable layer counts add up to more than 2^64".into())
             })?;
@@ -188,8 +185,8 @@ impl<H: ItemHasher, S: IndexStrategy> ScalableBloom<H, S> {
             })?;
             out.push(Layer {
                 filter: StandardBloom::from_bits(bits, k, len, hasher.clone(), strategy)?,
-                capacity: l.2.capacity,
-                rate: l.2.rate,
+                capacity: l.capacity,
+                rate: l.rate,
             });
         }
         Ok(Self {
@@ -200,7 +197,48 @@ impl<H: ItemHasher, S: IndexStrategy> ScalableBloom<H, S> {
         })
     }
 
-    /// `(bits, k, model layer)` of layer `i` of a filter with `params`.
+    /// The pattern-collision coefficient c of a strategy: double hashing has only m² position
+    /// patterns, so a query shares an inserted item's whole pattern with probability about
+    /// n/m² — a false positive whatever the fill ([`model::Rule`]). Measured over 100,000
+    /// filters per point at m = 12 … 1,100 (n/m² from 0.0069 down to 0.00008), as the excess over
+    /// the exact rate of independent hashing in units of n/m²: enhanced double 0.7–1.7 (the
+    /// exact match, plus partial matches when m has small factors), the real-valued double
+    /// hashing 2.1–4.3, independent 0.0 ± 0.2. The values here are above every measurement. The
+    /// Guava strategies (mod-m double hashing on whole 64-bit words) are given double hashing's
+    /// value; their tiny layers are 64 bits at least and were not measured separately.
+    #[must_use]
+    pub fn pattern_excess(strategy: StrategyId) -> f64 {
+        match strategy {
+            StrategyId::Independent => 0.0,
+            StrategyId::EnhancedDouble => 2.0,
+            StrategyId::Double | StrategyId::Guava32 | StrategyId::Guava64 => 6.0,
+        }
+    }
+
+    /// The model's estimate of that coefficient (for [`Filter::expected_fpr`], not for sizing):
+    /// the whole-pattern match alone, 1 for enhanced double hashing (whose cubic term rules out
+    /// shifted matches), the measured middle 3.5 for double hashing and the Guava strategies, 0
+    /// for independent hashes.
+    #[must_use]
+    pub fn pattern_estimate(strategy: StrategyId) -> f64 {
+        match strategy {
+            StrategyId::Independent => 0.0,
+            StrategyId::EnhancedDouble => 1.0,
+            StrategyId::Double | StrategyId::Guava32 | StrategyId::Guava64 => 3.5,
+        }
+    }
+
+    /// The rule new layers are sized by: [`model::Rule::Bounded`] with the strategy's
+    /// [`Self::pattern_excess`].
+    #[must_use]
+    pub fn rule(strategy: S) -> model::Rule {
+        model::Rule::Bounded {
+            excess: Self::pattern_excess(strategy.id()),
+        }
+    }
+
+    /// `(bits, k, model layer)` of layer `i` of a filter with `params` under `rule` (bits as
+    /// the strategy rounds them).
     ///
     /// # Errors
     /// [`Error::Corrupt`] when the layer cannot exist.
@@ -208,6 +246,7 @@ impl<H: ItemHasher, S: IndexStrategy> ScalableBloom<H, S> {
         params: &ScalableParams,
         strategy: S,
         i: usize,
+        rule: model::Rule,
     ) -> Result<(u64, u32, model::Layer)> {
         let l = u32::try_from(i)
             .map_err(|_| Error::Corrupt(format!("scalable layer {i} out of range")))
@@ -218,11 +257,40 @@ impl<H: ItemHasher, S: IndexStrategy> ScalableBloom<H, S> {
                     params.growth,
                     params.tightening,
                     i,
+                    rule,
                 )
                 .map_err(|e| Error::Corrupt(format!("scalable layer {i} cannot exist: {e}")))
             })?;
         let m = strategy.round_bits(l.sizing.m);
         Ok((m, l.sizing.k, l))
+    }
+
+    /// Check a saved layer `i` of `m` bits and `k` hashes against `params`: it must be what the
+    /// current rule ([`Self::rule`]) gives, or what the legacy [`model::Rule::Classic`] gave
+    /// (files written before the bounded rule). A filter loaded from such a file keeps its old
+    /// layers and grows new ones by the current rule.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] when the layer cannot exist or matches neither rule.
+    pub fn check_layer(
+        params: &ScalableParams,
+        strategy: S,
+        i: usize,
+        m: u64,
+        k: u32,
+    ) -> Result<model::Layer> {
+        let (em, ek, l) = Self::expected_layer(params, strategy, i, Self::rule(strategy))?;
+        if (m, k) == (em, ek) {
+            return Ok(l);
+        }
+        let (om, ok, old) = Self::expected_layer(params, strategy, i, model::Rule::Classic)?;
+        if (m, k) == (om, ok) {
+            return Ok(old);
+        }
+        Err(Error::Corrupt(format!(
+            "scalable layer {i} has m = {m}, k = {k}, but its params give m = {em}, k = {ek} \
+             (or m = {om}, k = {ok} by the legacy rule)"
+        )))
     }
 
     /// The hash function.
@@ -276,14 +344,18 @@ impl<H: ItemHasher, S: IndexStrategy> ScalableBloom<H, S> {
     }
 
     /// Each layer's false-positive probability given its bits: `(ones/m)^k`, the chance that k
-    /// uniform probes all land on set bits.
+    /// uniform probes all land on set bits, plus the strategy's pattern term `c·len/m²`
+    /// ([`Self::pattern_estimate`]).
     #[must_use]
     pub fn layer_fprs(&self) -> Vec<f64> {
+        let c = Self::pattern_estimate(self.strategy.id());
         self.layers
             .iter()
             .map(|l| {
                 let f = &l.filter;
-                (f.ones() as f64 / f.bits() as f64).powi(f.k() as i32)
+                let m = f.bits() as f64;
+                let fill = (f.ones() as f64 / m).powi(f.k() as i32);
+                (fill + c * f.len() as f64 / (m * m)).min(1.0)
             })
             .collect()
     }
@@ -460,7 +532,8 @@ mod tests {
         assert_eq!(f.len(), 71);
         // The fill-based model of so small a filter (m ≈ 110 bits in layer 0) fluctuates around
         // the count-based one; only the latter is guaranteed below the bound.
-        let by_count = model::compound_at(10, 0.01, 2.0, 0.5, 71).unwrap();
+        let rule = ScalableBloom::<Xxh3, EnhancedDoubleHashing>::rule(EnhancedDoubleHashing);
+        let by_count = model::compound_at(10, 0.01, 2.0, 0.5, 71, rule).unwrap();
         assert!(by_count < f.compound_bound(), "{by_count}");
         assert_eq!(f.classic_params(), None);
         let d = f.details();

@@ -15,7 +15,9 @@ use std::io::{self, Write};
 /// `tightening: f64`, `nonscaling: u32` (0 or 1), `layers: u32`, then per layer (oldest first)
 /// `m: u64`, `k: u32`, `reserved: u32 = 0`, `len: u64` (40 + 24·layers bytes, so at most 169
 /// layers); payload = each layer's bit array as a standard filter's, one after the other. Every
-/// layer's m and k must be the ones the params give it.
+/// layer's m and k must be the ones the params give it, by the current sizing rule or by the
+/// legacy classic one (files written before it; [`ScalableBloom::check_layer`]). The layout is
+/// unchanged, so both load with the same format version.
 impl<H: PersistHasher, S: PersistStrategy> Persist for ScalableBloom<H, S> {
     const KIND: FilterKind = FilterKind::Scalable;
     fn identity(&self) -> Identity {
@@ -95,12 +97,7 @@ impl<H: PersistHasher, S: PersistStrategy> Persist for ScalableBloom<H, S> {
         // Check every layer's size against the params and the payload before allocating.
         let mut total = 0u64;
         for (i, &(m, k, _)) in heads.iter().enumerate() {
-            let (em, ek, _) = ScalableBloom::<H, S>::expected_layer(&params, strategy, i)?;
-            if (m, k) != (em, ek) {
-                return Err(corrupt(format!(
-                    "scalable layer {i} has m = {m}, k = {k}, but its params give m = {em}, k = {ek}"
-                )));
-            }
+            ScalableBloom::<H, S>::check_layer(&params, strategy, i, m, k)?;
             total = total
                 .checked_add(m.div_ceil(64) * 8)
                 .ok_or_else(|| corrupt("scalable layers are impossibly large"))?;
