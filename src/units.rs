@@ -814,7 +814,7 @@ mod tests {
 
     #[test]
     fn tiny_probabilities_print_from_their_logarithm() {
-        assert_eq!(format_prob_ln(-1104.481_916_711_89), "2.136e-480");
+        assert_eq!(format_prob_ln(-1_104.481_916_711_89), "2.136e-480");
         assert_eq!(format_prob_ln((7.322e-61f64).ln()), "7.322e-61");
         assert_eq!(format_prob_ln((0.01f64).ln()), "1.000%");
         assert_eq!(format_prob_ln(f64::NEG_INFINITY), "0");
