@@ -10,6 +10,7 @@
 //! (10^9), `--batch` 1 to [`MAX_BATCH`] (100,000). Keys are generated chunk by chunk
 //! ([`CHUNK_ITEMS`] at a time), so the client's memory does not grow with n.
 
+use super::out::outln;
 use super::{parse_count_in, parse_p, write_csv};
 use bloomlab::redis::module::{BfFilter, CfFilter};
 use bloomlab::redis::{BitmapBloom, RedisConn, Transport};
@@ -363,18 +364,22 @@ fn compare(a: &CompareArgs) -> Result<()> {
         ));
     }
 
-    print_compare(a, &rows);
+    print_compare(a, &rows)?;
     write_csv(&a.out, &rows)?;
-    println!("wrote {}", a.out.display());
+    outln!("wrote {}", a.out.display())?;
     Ok(())
 }
 
-fn print_compare(a: &CompareArgs, rows: &[Row]) {
-    println!(
+fn print_compare(a: &CompareArgs, rows: &[Row]) -> Result<()> {
+    outln!(
         "n = {}, p = {}, keys = {}, batch = {} items per round trip, server {}",
-        a.n, a.p, a.keys, a.batch, a.url
-    );
-    println!(
+        a.n,
+        a.p,
+        a.keys,
+        a.batch,
+        a.url
+    )?;
+    outln!(
         "{:<14} {:<34} {:>11} {:>11} {:>11} {:>8} {:>19} {:>4} {:>10} {:>6} {:>7}",
         "filter",
         "transport",
@@ -387,9 +392,9 @@ fn print_compare(a: &CompareArgs, rows: &[Row]) {
         "memory B",
         "bits/n",
         "trips"
-    );
+    )?;
     for r in rows {
-        println!(
+        outln!(
             "{:<14} {:<34} {:>11.0} {:>11.0} {:>11.0} {:>8.5} [{:.5}, {:.5}] {:>4} {:>10} {:>6.2} {:>7}",
             r.filter,
             r.transport,
@@ -403,14 +408,14 @@ fn print_compare(a: &CompareArgs, rows: &[Row]) {
             r.memory_bytes,
             r.bits_per_key,
             r.round_trips
-        );
+        )?;
     }
     for bf in rows
         .iter()
         .filter(|r| r.filter.starts_with("redisbloom-bf"))
     {
         for r in rows.iter().filter(|r| r.filter == "bitmap") {
-            println!(
+            outln!(
                 "bitmap/{:<9} vs {:<24}: adds {:.2}x, hit queries {:.2}x, miss queries {:.2}x, memory {:.2}x",
                 r.transport,
                 bf.filter,
@@ -418,7 +423,8 @@ fn print_compare(a: &CompareArgs, rows: &[Row]) {
                 r.hit_queries_per_s / bf.hit_queries_per_s,
                 r.miss_queries_per_s / bf.miss_queries_per_s,
                 r.memory_bytes as f64 / bf.memory_bytes as f64
-            );
+            )?;
         }
     }
+    Ok(())
 }

@@ -20,6 +20,7 @@ pub mod db;
 pub mod demo;
 
 use super::{parse_count_in, parse_p};
+use crate::cli::out::outln;
 use bloomlab::redis::RedisConn;
 use bloomlab::{Error, Param, Result};
 use demo::{MAX_MISSING_POOL, MAX_PRODUCTS, MAX_REQUESTS, MAX_TTL_SECS, PenetrationConfig};
@@ -168,7 +169,7 @@ pub fn run(a: &Args) -> Result<()> {
     } else {
         "a private temporary directory, removed afterwards".to_string()
     };
-    println!(
+    outln!(
         "{} products in {} (SQLite), {} requests per mode, {:.0}% for missing ids{}; filter m = {}, k = {}, p = {}, built from the database in {:.2} s",
         a.products,
         place,
@@ -180,8 +181,8 @@ pub fn run(a: &Args) -> Result<()> {
         r.filter_k,
         a.p,
         r.filter_build_secs
-    );
-    println!(
+    )?;
+    outln!(
         "{:<10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>8} {:>4} {:>9} {:>9} {:>9} {:>9}",
         "mode",
         "db queries",
@@ -195,10 +196,10 @@ pub fn run(a: &Args) -> Result<()> {
         "p90 µs",
         "p99 µs",
         "mean µs"
-    );
+    )?;
     let mut rows = Vec::new();
     for m in [&r.without, &r.with] {
-        println!(
+        outln!(
             "{:<10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>8} {:>4} {:>9.1} {:>9.1} {:>9.1} {:>9.1}",
             m.mode,
             m.db_queries,
@@ -212,7 +213,7 @@ pub fn run(a: &Args) -> Result<()> {
             m.latency_us[1],
             m.latency_us[2],
             m.mean_us
-        );
+        )?;
         rows.push(PenRow {
             mode: m.mode,
             products: a.products,
@@ -234,13 +235,13 @@ pub fn run(a: &Args) -> Result<()> {
         });
     }
     let avoided = r.without.db_queries.saturating_sub(r.with.db_queries);
-    println!(
+    outln!(
         "database queries avoided by the filter: {avoided} of {} ({:.1}%)",
         r.without.db_queries,
         100.0 * avoided as f64 / r.without.db_queries.max(1) as f64
-    );
+    )?;
     super::write_csv(&a.out, &rows)?;
-    println!("wrote {}", a.out.display());
+    outln!("wrote {}", a.out.display())?;
     Ok(())
 }
 
