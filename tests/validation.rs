@@ -266,6 +266,7 @@ cli_rows! {
     // seeds are never cut silently
     build_murmur3_seed_too_wide: "build --keys keys.txt --p 0.01 --hash murmur3 --seed 4294967296 --out x.bloom" => "invalid seed: 4294967296 (valid: 0 to 4,294,967,295 for murmur3 (its seed is 32 bits wide))";
     run_murmur3_seed_too_wide: "run seed.toml" => "filters[0].seed: 0 to 4,294,967,295 for murmur3";
+    run_all_outside_the_project: "run --all --quick" => "invalid dir: experiments (valid: a directory of experiment specs: run --all from the project root";
     // Guava files
     query_guava_file_as_own_format: "query g.bin key-0" => "a Guava filter: `bloomlab query --format guava`";
     query_guava_with_key_file: "query --format guava g.bin a --key-file k.hex" => "no key file with --format guava";

@@ -4,7 +4,7 @@
 use super::out::{errln, outln};
 use bloomlab::experiment::{Experiment, Progress};
 use bloomlab::persist::WriteOptions;
-use bloomlab::{Error, Result};
+use bloomlab::{Error, Param, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -80,7 +80,18 @@ pub fn run(args: &Args) -> ExitCode {
 fn run_all(args: &Args) -> Result<bool> {
     let paths: Vec<PathBuf> = if args.all {
         let mut v: Vec<PathBuf> = std::fs::read_dir(&args.dir)
-            .map_err(|e| io(&args.dir, e))?
+            .map_err(|e| {
+                if e.kind() == std::io::ErrorKind::NotFound {
+                    Error::invalid(
+                        Param::Other("dir"),
+                        args.dir.display(),
+                        "a directory of experiment specs: run --all from the project root \
+                         (where experiments/ is) or give --dir",
+                    )
+                } else {
+                    io(&args.dir, e)
+                }
+            })?
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x == "toml"))
             .collect();
