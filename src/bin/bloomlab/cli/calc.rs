@@ -1,14 +1,16 @@
 //! `bloomlab calc`: solve any sensible subset of n, p, m, k for the rest.
 
 use super::out::outln;
-use super::{human_bytes, parse_k, parse_m, parse_n, parse_p, pct, thousands};
+use super::{human_bytes, parse_filter, parse_k, parse_m, parse_n, parse_p, pct, thousands};
 use bloomlab::design::Design;
-use bloomlab::theory;
-use bloomlab::units::format_one_in;
-use bloomlab::{Error, Param, Result};
+use bloomlab::theory::rules::{self, Allocation, Rule};
+use bloomlab::units::{format_one_in, format_prob_bounded};
+use bloomlab::{Error, Filter, FilterKind, FilterSpec, Param, Result, theory};
 
 /// Size a Bloom filter. Give any sensible subset of n, p, m, k:
 /// n+p → m, k (Guava's formulas); n+m → k, p; m+p → n; n+p+k → m; p alone → bits and k per item.
+/// n, p and m together are refused (p would be ignored). With `--rule`: what Guava, RedisBloom,
+/// Parquet or the optimum allocate for n and p; with `--filter`: another kind sized by its own rule.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Items expected (integer >= 1; 1000000, 1,000,000, 1e6, 10k or 2^20).
@@ -23,9 +25,45 @@ pub struct Args {
     /// Hash functions, 1 to 64 (default: the optimum).
     #[arg(long, allow_hyphen_values = true, value_parser = parse_k)]
     pub k: Option<u32>,
-    /// Print one JSON object instead of text.
+    /// What a system allocates for --n and --p: guava, redisbloom (`BF.RESERVE key p n`, scaling),
+    /// redisbloom-nonscaling, parquet, optimal; without a value (or `all`) every rule, a line each.
+    #[arg(long, num_args = 0..=1, default_missing_value = "all", value_name = "RULE")]
+    pub rule: Option<String>,
+    /// Size this filter kind by its own rule from --n and --p (standard, counting, blocked,
+    /// split-block, scalable, cuckoo, xor, binary-fuse; default standard).
+    #[arg(long, value_parser = parse_filter)]
+    pub filter: Option<FilterKind>,
+    /// Print one JSON object instead of text (with `--rule` and no value: an array, one per rule).
     #[arg(long)]
     pub json: bool,
+}
+
+/// A kind sized by its own rule for (n, p) (`calc --filter F`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct KindSizing {
+    /// The kind.
+    pub filter: FilterKind,
+    /// Items.
+    pub n: u64,
+    /// Target rate.
+    pub p: f64,
+    /// Bits of the structure (cells × cell width, fingerprint slots × width).
+    pub m_bits: u64,
+    /// Bytes it allocates.
+    pub bytes: u64,
+    /// `8·bytes / n`.
+    pub bits_per_key: f64,
+    /// Hash functions or probes per item (cuckoo: the two candidate buckets' fingerprints).
+    pub k: u32,
+    /// The kind's own model rate at n items.
+    pub fpr_model: f64,
+    /// The kind's own description of its layout.
+    pub details: Vec<(String, String)>,
+}
+
+/// Refuse flags that do not go with the others, naming them.
+fn refuse(flags: &'static str, why: &str) -> Error {
+    Error::invalid(Param::Other(flags), "given together", why.to_string())
 }
 
 /// The solved sizing.
@@ -73,6 +111,12 @@ pub struct Solution {
 pub fn solve(a: &Args) -> Result<Solution> {
     let need = |what: &str| Error::invalid(Param::Other("n/p/m/k"), "incomplete", what.to_string());
     let (n, m, k, solved) = match (a.n, a.p, a.m, a.k) {
+        (Some(_), Some(_), Some(_), _) => {
+            return Err(refuse(
+                "--n/--p/--m",
+                "two of them: n and p give m, n and m give p, m and p give n",
+            ));
+        }
         (Some(n), Some(p), None, None) => {
             let d = Design::for_rate(n, p)?;
             (
@@ -94,9 +138,8 @@ pub fn solve(a: &Args) -> Result<Solution> {
             }
             (n, m as u64, k, "m from n, p and a fixed k")
         }
-        (Some(n), p, Some(m), k) => {
+        (Some(n), None, Some(m), k) => {
             let k = k.unwrap_or_else(|| theory::optimal_k(m, n));
-            let _ = p;
             (n, m, k, "FPR from n, m and k")
         }
         (None, Some(p), Some(m), k) => {
@@ -160,11 +203,206 @@ pub fn solve(a: &Args) -> Result<Solution> {
     })
 }
 
+/// The rule names `--rule` accepts (besides `all`).
+const RULE_NAMES: &str = "guava, redisbloom, redisbloom-nonscaling, parquet, optimal or all";
+
+/// `calc --rule`: what each rule asked for allocates for (n, p).
+///
+/// # Errors
+/// An unknown rule name; `--m`, `--k` or `--filter` given with it; n or p missing or invalid.
+pub fn allocations(a: &Args) -> Result<Vec<Allocation>> {
+    let name = a.rule.as_deref().unwrap_or("all");
+    let asked = if name == "all" {
+        Rule::ALL.to_vec()
+    } else {
+        vec![
+            Rule::parse(name)
+                .map_err(|_| Error::invalid(Param::Other("--rule"), name, RULE_NAMES))?,
+        ]
+    };
+    if a.m.is_some() || a.k.is_some() {
+        return Err(refuse(
+            "--rule/--m/--k",
+            "--rule sizes from --n and --p alone, as each system does",
+        ));
+    }
+    if a.filter.is_some() {
+        return Err(refuse("--rule/--filter", "one of them"));
+    }
+    let (Some(n), Some(p)) = (a.n, a.p) else {
+        return Err(Error::invalid(
+            Param::Other("--rule"),
+            name,
+            "together with --n and --p",
+        ));
+    };
+    asked
+        .into_iter()
+        .map(|r| rules::allocate(r, n, p))
+        .collect()
+}
+
+/// `calc --filter F`: the kind sized by its own rule for (n, p), and its model rate at n items.
+/// Dynamic kinds are built empty ([`FilterSpec::build`]) and measured; the static kinds (xor,
+/// binary-fuse) need their keys to be built, so their size comes from their theory modules.
+///
+/// # Errors
+/// Invalid n or p for the kind (xor and binary-fuse: p below 2^−16); the memory cannot be had.
+pub fn kind_sizing(kind: FilterKind, n: u64, p: f64) -> Result<KindSizing> {
+    use bloomlab::AnyFilter;
+    theory::check_n(n)?;
+    theory::check_p(p)?;
+    let sized = |m_bits: u64, bytes: u64, k: u32, fpr_model: f64, details| KindSizing {
+        filter: kind,
+        n,
+        p,
+        m_bits,
+        bytes,
+        bits_per_key: bytes as f64 * 8.0 / n as f64,
+        k,
+        fpr_model,
+        details,
+    };
+    if kind.caps().static_set {
+        let f = theory::xor::fingerprint_bits_for(p)?;
+        theory::xor::check_keys(n)?;
+        let slots = if kind == FilterKind::Xor {
+            theory::xor::slots(n)
+        } else {
+            theory::binary_fuse::layout(3, n).2
+        };
+        let details = vec![
+            ("fingerprint bits".to_string(), f.to_string()),
+            ("slots".to_string(), thousands(slots)),
+        ];
+        let m = slots * u64::from(f);
+        return Ok(sized(m, m / 8, 3, theory::xor::fpr(f), details));
+    }
+    let built = FilterSpec::new(kind, n, p).build()?;
+    let (m, k) = (built.bits(), built.k());
+    let fpr = match &built {
+        AnyFilter::Standard(_) => theory::fpr_classic(m, n, k),
+        AnyFilter::Counting(f) => {
+            let (cells, k) = f.classic_params().unwrap_or((m / 4, k));
+            theory::counting::fpr_counting(cells, n, k)
+        }
+        AnyFilter::Blocked(_) => theory::blocked::fpr_blocked(m, n, k, theory::blocked::BLOCK_BITS),
+        AnyFilter::SplitBlock(_) => theory::split_block::fpr_split_block(m, n),
+        // The first layer holds the design capacity; past it the filter grows.
+        AnyFilter::Scalable(f) => f
+            .layers()
+            .next()
+            .map_or(1.0, |l| theory::fpr_classic(l.bits(), n, l.k())),
+        AnyFilter::Cuckoo(f) => {
+            let slots = f.buckets() * u64::from(theory::cuckoo::BUCKET_SLOTS);
+            theory::cuckoo::fpr_at_load(
+                f.fingerprint_bits(),
+                theory::cuckoo::BUCKET_SLOTS,
+                n as f64 / slots as f64,
+            )
+        }
+        AnyFilter::Xor(_) | AnyFilter::BinaryFuse(_) => built.expected_fpr(),
+    };
+    Ok(sized(m, built.bytes() as u64, k, fpr, built.details()))
+}
+
+fn run_rules(a: &Args) -> Result<()> {
+    let all = allocations(a)?;
+    if a.json {
+        let text = if let [one] = all.as_slice() {
+            serde_json::to_string_pretty(one)
+        } else {
+            serde_json::to_string_pretty(&all)
+        };
+        return outln!("{}", text.map_err(|e| Error::Corrupt(e.to_string()))?);
+    }
+    let (n, p) = (a.n.unwrap_or(0), a.p.unwrap_or(0.0));
+    outln!(
+        "bloomlab calc: what each system allocates for n = {} items at p = {} ({})",
+        thousands(n),
+        pct(p),
+        format_one_in(p)
+    )?;
+    for r in &all {
+        let exact = r.exact.map_or_else(
+            || "n/a".to_string(),
+            |e| format_prob_bounded(e.ln_value, e.rel_error),
+        );
+        outln!(
+            "  {:<22} m {:>14} bits  k {:>2}  {:>13} bytes ({:>9})  classic {}  exact {exact}{}",
+            r.rule.name(),
+            thousands(r.m_bits),
+            r.k,
+            thousands(r.bytes),
+            human_bytes(r.bytes as f64),
+            pct(r.fpr_classic),
+            r.fpr_split_block
+                .map(|f| format!("  split-block model {}", pct(f)))
+                .unwrap_or_default()
+        )?;
+    }
+    outln!(
+        "  (redisbloom = BF.RESERVE key p n: a scaling chain sizes its first filter for p/2; \
+         BF.INFO Size adds {} bytes of structs)",
+        rules::REDISBLOOM_STRUCT_BYTES
+    )?;
+    Ok(())
+}
+
+fn run_kind(a: &Args, kind: FilterKind) -> Result<()> {
+    if a.m.is_some() || a.k.is_some() {
+        return Err(refuse(
+            "--filter/--m/--k",
+            "--filter sizes the kind from --n and --p by its own rule",
+        ));
+    }
+    let (Some(n), Some(p)) = (a.n, a.p) else {
+        return Err(Error::invalid(
+            Param::Other("--filter"),
+            kind,
+            "together with --n and --p",
+        ));
+    };
+    let s = kind_sizing(kind, n, p)?;
+    if a.json {
+        return outln!(
+            "{}",
+            serde_json::to_string_pretty(&s).map_err(|e| Error::Corrupt(e.to_string()))?
+        );
+    }
+    outln!("bloomlab calc: a {kind} filter sized by its own rule for n and p")?;
+    outln!("  n         {} items", thousands(n))?;
+    outln!("  target p  {} ({p:?}, {})", pct(p), format_one_in(p))?;
+    outln!(
+        "  m         {} bits; {} bytes = {}",
+        thousands(s.m_bits),
+        thousands(s.bytes),
+        human_bytes(s.bytes as f64)
+    )?;
+    outln!("  k         {}", s.k)?;
+    outln!("  bits/key  {:.3} (of its bytes)", s.bits_per_key)?;
+    outln!(
+        "  FPR       model {} ({}) at n items",
+        pct(s.fpr_model),
+        format_one_in(s.fpr_model)
+    )?;
+    for (key, value) in &s.details {
+        outln!("  {key:<9} {value}")?;
+    }
+    Ok(())
+}
+
 /// Run the command.
 ///
 /// # Errors
 /// As [`solve`].
 pub fn run(a: &Args) -> Result<()> {
+    if a.rule.is_some() {
+        return run_rules(a);
+    }
+    if let Some(kind) = a.filter.filter(|&k| k != FilterKind::Standard) {
+        return run_kind(a, kind);
+    }
     let s = solve(a)?;
     if a.json {
         return outln!(
@@ -230,6 +468,8 @@ mod tests {
             p,
             m,
             k,
+            rule: None,
+            filter: None,
             json: false,
         }
     }
