@@ -274,3 +274,135 @@ fn calc_prints_the_exact_rate_right_at_the_edges() {
     assert!((log10 - (-479.670_4)).abs() < 0.01, "{log10}");
     assert!(v["fpr_exact_rel_error"].as_f64().unwrap() < 1e-10);
 }
+
+/// `calc --rule` against numbers worked by hand from each system's formula:
+///
+/// (n = 10^6, p = 1%): −ln p / ln²2 = 4.605170/0.480453 = 9.585058 bits per item.
+/// - guava: ⌊9,585,058.4⌋ = 9,585,058 bits, k = round(9.585058·ln 2 = 6.644) = 7; Guava's
+///   `long[⌈9,585,058/64⌉ = 149,767]` indexes 9,585,088 bits, 1,198,136 bytes.
+/// - redisbloom (`BF.RESERVE`, scaling: first filter at ε = 0.5%): bpe = 5.298317/0.480453
+///   = 11.027753, bits = ⌊11,027,753.4⌋, ⌈/64⌉ = 172,309 words = 11,027,776 bits, 1,378,472 bytes,
+///   k = ⌈0.693147·11.027753 = 7.644⌉ = 8.
+/// - redisbloom-nonscaling (ε = 1%): 9,585,058 bits → 149,767 words = 9,585,088 bits,
+///   1,198,136 bytes, k = ⌈6.644⌉ = 7.
+/// - parquet: −8/ln(1 − 0.01^(1/8)) = 9.681526 bits per item → ⌊9,681,526/8⌋ = 1,210,190 bytes →
+///   2^21 = 2,097,152 bytes = 16,777,216 bits, k = 8.
+/// - optimal: ⌈9,585,058.4⌉ = 9,585,059 bits, k = 7, ⌈/8⌉ = 1,198,133 bytes.
+///
+/// (n = 1000, p = 3%): −ln p / ln²2 = 3.506558/0.480453 = 7.298441.
+/// - guava: 7298 bits, k = round(5.059) = 5; 115 words = 7360 bits, 920 bytes.
+/// - redisbloom (ε = 1.5%): bpe = 4.199705/0.480453 = 8.741136 → 8741 bits → 137 words = 8768
+///   bits, 1096 bytes, k = ⌈6.059⌉ = 7 (RedisBloom 2.8.2's `BF.DEBUG`: bytes:1096 bits:8768 hashes:7).
+/// - redisbloom-nonscaling: 7298 bits → 7360 bits, 920 bytes, k = ⌈5.059⌉ = 6 (the "6").
+/// - parquet: −8/ln(1 − 0.03^(1/8)) = 7.722 → 7722 bits → 965 bytes → 1024 bytes = 8192 bits, k = 8.
+/// - optimal: ⌈7298.44⌉ = 7299 bits, k = 5, 913 bytes.
+#[test]
+fn calc_rule_allocations_match_the_hand_computed_numbers() {
+    let rows: [(&str, &str, &str, u64, u64, u64); 10] = [
+        ("1e6", "1%", "guava", 9_585_088, 7, 1_198_136),
+        ("1e6", "1%", "redisbloom", 11_027_776, 8, 1_378_472),
+        (
+            "1e6",
+            "1%",
+            "redisbloom-nonscaling",
+            9_585_088,
+            7,
+            1_198_136,
+        ),
+        ("1e6", "1%", "parquet", 16_777_216, 8, 2_097_152),
+        ("1e6", "1%", "optimal", 9_585_059, 7, 1_198_133),
+        ("1000", "3%", "guava", 7360, 5, 920),
+        ("1000", "3%", "redisbloom", 8768, 7, 1096),
+        ("1000", "3%", "redisbloom-nonscaling", 7360, 6, 920),
+        ("1000", "3%", "parquet", 8192, 8, 1024),
+        ("1000", "3%", "optimal", 7299, 5, 913),
+    ];
+    for (n, p, rule, m, k, bytes) in rows {
+        let v = json(&["calc", "--n", n, "--p", p, "--rule", rule, "--json"]);
+        assert_eq!(v["rule"], rule, "{v}");
+        assert_eq!(
+            (v["m_bits"].as_u64(), v["k"].as_u64(), v["bytes"].as_u64()),
+            (Some(m), Some(k), Some(bytes)),
+            "{n} {p} {rule}: {v}"
+        );
+        // The real rate of that allocation, classic and exact, from the library's formulas.
+        let classic = bloomlab::theory::fpr_classic(m, n.parse::<f64>().unwrap() as u64, k as u32);
+        // (JSON's decimal text round-trips to within an ulp or so)
+        let got = v["fpr_classic"].as_f64().unwrap();
+        assert!(
+            (got / classic - 1.0).abs() < 1e-12,
+            "{rule}: {got} vs {classic}"
+        );
+        let exact = v["fpr_exact"].as_f64().unwrap();
+        assert!(
+            (exact / classic - 1.0).abs() < 2e-3,
+            "{rule}: {exact} vs {classic}"
+        );
+    }
+    // Without a value: every rule, a line each, in text and as a JSON array.
+    let text = stdout(&run(&["calc", "--n", "1000", "--p", "3%", "--rule"]));
+    for rule in [
+        "guava",
+        "redisbloom",
+        "redisbloom-nonscaling",
+        "parquet",
+        "optimal",
+    ] {
+        assert!(
+            text.lines().any(|l| l.trim_start().starts_with(rule)),
+            "{rule}: {text}"
+        );
+    }
+    let v = json(&["calc", "--n", "1000", "--p", "3%", "--rule", "--json"]);
+    assert_eq!(v.as_array().map(Vec::len), Some(5), "{v}");
+    assert_eq!(v[3]["fpr_split_block"].is_f64(), true, "{v}");
+}
+
+#[test]
+fn calc_refuses_n_p_and_m_together_naming_the_flags() {
+    for args in [
+        &["calc", "--n", "1e6", "--p", "0.01", "--m", "1MB"][..],
+        &[
+            "calc", "--n", "1e6", "--p", "0.01", "--m", "1MB", "--k", "7",
+        ],
+        &[
+            "calc", "--n", "1e6", "--p", "0.01", "--rule", "guava", "--m", "1MB",
+        ],
+    ] {
+        let o = run(args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains("--m"), "{args:?}: {err}");
+        assert!(o.stdout.is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn calc_filter_cuckoo_is_sized_by_the_cuckoo_rule() {
+    let v = json(&[
+        "calc", "--n", "1e6", "--p", "1%", "--filter", "cuckoo", "--json",
+    ]);
+    assert_eq!(v["filter"], "cuckoo", "{v}");
+    // What the cuckoo filter itself allocates for (n, p), not a standard filter's 1,198,136 bytes.
+    let f = bloomlab::FilterSpec::new(bloomlab::FilterKind::Cuckoo, 1_000_000, 0.01)
+        .build()
+        .unwrap();
+    use bloomlab::Filter;
+    assert_eq!(v["bytes"].as_u64(), Some(f.bytes() as u64), "{v}");
+    assert_eq!(v["m_bits"].as_u64(), Some(f.bits()), "{v}");
+    assert_ne!(v["bytes"].as_u64(), Some(1_198_136), "{v}");
+    let fpr = v["fpr_model"].as_f64().unwrap();
+    assert!(fpr > 0.0 && fpr <= 0.01, "{v}");
+    let text = stdout(&run(&[
+        "calc", "--n", "1e6", "--p", "1%", "--filter", "cuckoo",
+    ]));
+    assert!(
+        text.contains("cuckoo filter sized by its own rule"),
+        "{text}"
+    );
+    assert!(text.contains("bits/key"), "{text}");
+    // The default is still the standard filter.
+    let v = json(&["calc", "--n", "1e6", "--p", "1%", "--json"]);
+    assert_eq!(v["bytes"], 1_198_136);
+}

@@ -196,6 +196,12 @@ cli_rows! {
     calc_n_alone: "calc --n 5" => "give p or m together with n";
     calc_m_overflows: "calc --n 1e18 --p 1e-300" => "small enough that m fits in 64 bits";
     calc_unknown_flag: "calc --bogus" => "unexpected argument '--bogus'";
+    calc_n_p_and_m: "calc --n 1000 --p 0.01 --m 1MB" => "invalid --n/--p/--m: given together (valid: two of them: n and p give m, n and m give p, m and p give n)";
+    calc_unknown_rule: "calc --n 1000 --p 0.01 --rule bogus" => "invalid --rule: bogus (valid: guava, redisbloom, redisbloom-nonscaling, parquet, optimal or all)";
+    calc_rule_without_p: "calc --n 1000 --rule guava" => "invalid --rule: guava (valid: together with --n and --p)";
+    calc_rule_with_m: "calc --n 1000 --p 0.01 --rule guava --m 1MB" => "invalid --rule/--m/--k: given together";
+    calc_unknown_filter: "calc --n 1000 --p 0.01 --filter bogus" => "unknown filter 'bogus' (known: standard, counting, blocked, split-block, scalable, cuckoo, xor, binary-fuse)";
+    calc_filter_without_p: "calc --n 1000 --filter cuckoo" => "invalid --filter: cuckoo (valid: together with --n and --p)";
     // measure
     measure_unknown_filter: "measure --n 100 --p 0.01 --filter bogus" => "unknown filter 'bogus'";
     measure_unknown_hash: "measure --n 100 --p 0.01 --hash bogus" => "unknown hash 'bogus'";
