@@ -523,6 +523,72 @@ mod live {
         cf.delete().unwrap();
     }
 
+    /// `calc --rule redisbloom` (and `redisbloom-nonscaling`) against what the real module
+    /// allocates: `BF.DEBUG`'s bytes, bits and hashes of the one filter, `BF.INFO`'s Capacity,
+    /// Number of filters and Size (the bit array plus `sizeof(SBChain) + sizeof(SBLink)`), and
+    /// `MEMORY USAGE` at least that.
+    #[test]
+    fn bf_reserve_allocates_what_the_redisbloom_rule_says() {
+        use bloomlab::theory::rules::{REDISBLOOM_STRUCT_BYTES, Rule, allocate};
+        let Some(url) = env("BLOOMLAB_REDIS_URL", "RedisBloom sizing rule") else {
+            return;
+        };
+        if std::env::var("BLOOMLAB_REDISBLOOM").as_deref() != Ok("1") {
+            skip("RedisBloom sizing rule: BLOOMLAB_REDISBLOOM=1 not set");
+            return;
+        }
+        let key = name("bf-rule");
+        for (n, p) in [
+            (1_000_000, 0.01),
+            (1000, 0.03),
+            (12_345, 0.001),
+            // (p above 0.25 is capped at 0.25 since RedisBloom 8 (`BF_ERROR_RATE_CAP`, which the
+            // rule models); the 2.8 module .ci/redis-up.sh loads does not cap, so no such point.)
+            (1, 0.2),
+            (777, 1e-9),
+        ] {
+            for (rule, nonscaling) in [
+                (Rule::Redisbloom, false),
+                (Rule::RedisbloomNonscaling, true),
+            ] {
+                let want = allocate(rule, n, p).unwrap();
+                let mut c = RedisConn::open(&url).unwrap();
+                c.query::<()>(redis::cmd("DEL").arg(&key), &key).unwrap();
+                let mut bf = BfFilter::reserve(c, &key, p, n, nonscaling).unwrap();
+                let debug: Vec<String> = bf
+                    .conn()
+                    .query(redis::cmd("BF.DEBUG").arg(&key), &key)
+                    .unwrap();
+                let field = |f: &str| -> u64 {
+                    debug[1]
+                        .split_whitespace()
+                        .find_map(|w| w.strip_prefix(&format!("{f}:")))
+                        .unwrap_or_else(|| panic!("{f} in {debug:?}"))
+                        .parse()
+                        .unwrap()
+                };
+                let at = format!("n = {n}, p = {p}, {}: {debug:?}", rule.name());
+                assert_eq!(debug.len(), 2, "{at}");
+                assert_eq!(
+                    (field("bytes"), field("bits"), field("hashes")),
+                    (want.bytes, want.m_bits, u64::from(want.k)),
+                    "{at}"
+                );
+                let info = bf.info().unwrap();
+                let get = |k: &str| info.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
+                assert_eq!(get("Capacity"), Some(n.to_string()), "{at}: {info:?}");
+                assert_eq!(get("Number of filters").as_deref(), Some("1"), "{at}");
+                assert_eq!(
+                    get("Size"),
+                    Some((want.bytes + REDISBLOOM_STRUCT_BYTES).to_string()),
+                    "{at}: {info:?}"
+                );
+                assert!(bf.memory().unwrap() >= want.bytes, "{at}");
+                bf.delete().unwrap();
+            }
+        }
+    }
+
     /// A loopback TCP proxy to `upstream` whose first connection forwards at most `cut_request`
     /// bytes towards the server and `cut_reply` bytes back, then closes both sockets; later
     /// connections are forwarded faithfully. Accepts at most 3 connections, then stops.

@@ -15,7 +15,9 @@
 //!   `bits = (uint64_t)(n · bpe)`, `bytes = ⌈bits/64⌉·8`, and the filter indexes `bytes·8` bits
 //!   (`bloom_check_add_compat`, `% bloom->bits`). The scalable chain (`src/sb.c`: `SB_NewChain`)
 //!   sizes its first filter for `ε = p · 0.5` (`ERROR_TIGHTENING_RATIO`) unless the filter is
-//!   non-scaling, where `ε = p`; an error rate above 0.25 is capped at 0.25 (`BF_ERROR_RATE_CAP`).
+//!   non-scaling, where `ε = p`; an error rate above 0.25 is capped at 0.25 (`BF_ERROR_RATE_CAP`,
+//!   `src/config.h`, since RedisBloom 8.0; the 2.8 modules take it as given: there, and only
+//!   there, p > 0.25 allocates differently from this rule).
 //!   `BF.INFO`'s `Size` is that plus the structs: `sizeof(SBChain) + sizeof(SBLink) + bytes`
 //!   = 32 + 64 + bytes on a 64-bit build (`BFMemUsage`).
 //! - **Parquet** (the split-block filter; arrow-rs `num_of_bits_from_ndv_fpp` /
