@@ -355,7 +355,7 @@ fn calc_rule_allocations_match_the_hand_computed_numbers() {
     }
     let v = json(&["calc", "--n", "1000", "--p", "3%", "--rule", "--json"]);
     assert_eq!(v.as_array().map(Vec::len), Some(5), "{v}");
-    assert_eq!(v[3]["fpr_split_block"].is_f64(), true, "{v}");
+    assert!(v[3]["fpr_split_block"].is_f64(), "{v}");
 }
 
 #[test]

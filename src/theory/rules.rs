@@ -120,7 +120,11 @@ fn redis_bpe(eps: f64) -> f64 {
 
 /// RedisBloom's `bloom_init(entries, error, FORCE64 | NOROUND)`: (bits indexed, hashes, bytes).
 fn redis_bloom_init(n: u64, eps: f64) -> (u64, u32, u64) {
-    const LN2: f64 = 0.693_147_180_559_945; // bloom.c's LN2
+    #[allow(
+        clippy::approx_constant,
+        reason = "bloom.c's own truncated LN2, kept so hashes = ceil(LN2 · bpe) matches it bit for bit"
+    )]
+    const LN2: f64 = 0.693_147_180_559_945;
     let bpe = redis_bpe(eps);
     let bits = ((n as f64 * bpe) as u64).max(1);
     let bytes = bits.div_ceil(64) * 8;
