@@ -220,6 +220,12 @@ impl Counters4 {
     pub fn heap_bytes(&self) -> usize {
         self.bytes.capacity()
     }
+
+    /// The raw bytes, for a loader filling them from a file (an odd count leaves the last
+    /// byte's high nibble for the caller to check).
+    pub(crate) fn bytes_mut(&mut self) -> &mut [u8] {
+        &mut self.bytes
+    }
 }
 
 /// A bit vector whose bits can be set through `&self` from many threads at once

@@ -23,7 +23,7 @@ use crate::filters::{
     SplitBlockBloom, StandardBloom, XorFilter,
 };
 use crate::hash::{AnyHasher, AnyStrategy, HashId, StrategyId};
-use crate::persist::{self, Identity, LoadOptions, Persist, SaveOptions};
+use crate::persist::{self, Identity, LoadOptions, Payload, Persist, SaveOptions};
 use crate::spec::FilterSpec;
 use crate::theory;
 
@@ -185,15 +185,29 @@ impl AnyFilter {
     /// # Errors
     /// [`Error::Corrupt`] naming the inconsistency; [`Error::Allocation`].
     pub fn decode(kind: FilterKind, id: &Identity, params: &[u8], payload: &[u8]) -> Result<Self> {
+        Self::decode_from(kind, id, params, &mut Payload::from_slice(payload))
+    }
+
+    /// [`AnyFilter::decode`] reading the payload as it goes ([`Persist::decode_from`]).
+    ///
+    /// # Errors
+    /// As [`AnyFilter::decode`]; [`Error::Io`] from a file.
+    pub fn decode_from(
+        kind: FilterKind,
+        id: &Identity,
+        params: &[u8],
+        payload: &mut Payload<'_>,
+    ) -> Result<Self> {
+        let (i, p, b) = (id, params, payload);
         Ok(match kind {
-            FilterKind::Standard => Self::Standard(Persist::decode(id, params, payload)?),
-            FilterKind::Counting => Self::Counting(Persist::decode(id, params, payload)?),
-            FilterKind::Blocked => Self::Blocked(Persist::decode(id, params, payload)?),
-            FilterKind::SplitBlock => Self::SplitBlock(Persist::decode(id, params, payload)?),
-            FilterKind::Scalable => Self::Scalable(Persist::decode(id, params, payload)?),
-            FilterKind::Cuckoo => Self::Cuckoo(Persist::decode(id, params, payload)?),
-            FilterKind::Xor => Self::Xor(Persist::decode(id, params, payload)?),
-            FilterKind::BinaryFuse => Self::BinaryFuse(Persist::decode(id, params, payload)?),
+            FilterKind::Standard => Self::Standard(Persist::decode_from(i, p, b)?),
+            FilterKind::Counting => Self::Counting(Persist::decode_from(i, p, b)?),
+            FilterKind::Blocked => Self::Blocked(Persist::decode_from(i, p, b)?),
+            FilterKind::SplitBlock => Self::SplitBlock(Persist::decode_from(i, p, b)?),
+            FilterKind::Scalable => Self::Scalable(Persist::decode_from(i, p, b)?),
+            FilterKind::Cuckoo => Self::Cuckoo(Persist::decode_from(i, p, b)?),
+            FilterKind::Xor => Self::Xor(Persist::decode_from(i, p, b)?),
+            FilterKind::BinaryFuse => Self::BinaryFuse(Persist::decode_from(i, p, b)?),
         })
     }
 
@@ -235,11 +249,10 @@ impl AnyFilter {
     /// # Errors
     /// As [`persist::load`].
     pub fn load(path: impl AsRef<Path>, opts: &LoadOptions) -> Result<Self> {
-        // A standard filter is decoded as it is read: the file is never in memory twice.
-        match persist::stream::load_file(path.as_ref(), opts)? {
-            persist::stream::Loaded::Standard(f) => Ok(Self::Standard(f)),
-            persist::stream::Loaded::Bytes(b) => Self::from_bytes(&b, opts),
-        }
+        // Decoded as it is read: the file is never in memory twice.
+        persist::stream::load_with(path.as_ref(), opts, |info, id, params, payload| {
+            Self::decode_from(info.kind, id, params, payload)
+        })
     }
 
     /// The bit array, for kinds that are one (the bit picture).

@@ -805,39 +805,58 @@ fn peak_rss_kib(dir: &Path, args: &[&str]) -> Option<u64> {
 }
 
 #[test]
-fn query_holds_a_standard_filter_file_once() {
-    // A 96 MB filter: loading it the old way (the file's bytes, then the filter) peaked at
-    // twice that. Bound: 1.1 × the file, plus 16 MiB for the program itself (a query of a tiny
-    // filter peaks near 10 MiB).
+fn query_holds_a_filter_file_of_every_bulk_kind_once() {
+    // Files of 130 to 150 MB: loading them the old way (the file's bytes, then the filter)
+    // peaked at twice the file. Bound: the issue's 1.1 × the file, the program's own memory (the
+    // peak of a query of a tiny filter, near 10 MiB, printed for comparison) included. Xor and
+    // binary fuse files are sized by their keys (tens of millions for a file this large), so
+    // they are left to the loader's agreement test below, which decodes them through the same
+    // streaming path.
     let d = scratch("query_rss");
-    let o = run_in(
-        &d,
-        "build --keys keys.txt --m 768Mbit --out big.bloom",
-        Stdout::Piped,
-    );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let size = std::fs::metadata(d.join("big.bloom")).unwrap().len();
-    let Some(peak) = peak_rss_kib(&d, &["query", "big.bloom", "key-3"]) else {
+    let Some(base) = peak_rss_kib(fixtures(), &["query", "f.bloom", "key-1"]) else {
         eprintln!("no /usr/bin/time: peak not measured");
         return;
     };
-    let bound = size as f64 * 1.1 / 1024.0 + 16.0 * 1024.0;
-    assert!(
-        (peak as f64) < bound,
-        "peak {peak} KiB for a {size}-byte file (bound {bound:.0} KiB)"
-    );
-    let _ = std::fs::remove_file(d.join("big.bloom"));
+    let cases = [
+        ("standard", "--m 1200Mbit"),
+        ("counting", "--m 300Mbit"),
+        ("blocked", "--m 1200Mbit"),
+        ("split-block", "--m 1200Mbit"),
+        ("scalable", "--n 110000000 --p 0.01"),
+        ("cuckoo", "--n 60000000 --p 0.001 --fingerprint-bits 16"),
+    ];
+    let mut over = Vec::new();
+    for (kind, size_args) in cases {
+        let o = run_in(
+            &d,
+            &format!("build --keys keys.txt --filter {kind} {size_args} --out big.bloom"),
+            Stdout::Piped,
+        );
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let size = std::fs::metadata(d.join("big.bloom")).unwrap().len();
+        let peak = peak_rss_kib(&d, &["query", "big.bloom", "key-3"]).expect("measured before");
+        let _ = std::fs::remove_file(d.join("big.bloom"));
+        let file_kib = size as f64 / 1024.0;
+        let bound = file_kib * 1.1;
+        eprintln!(
+            "{kind}: file {file_kib:.0} KiB, peak {peak} KiB ({:.3} × the file; {:.3} less the \
+             program's own {base} KiB)",
+            peak as f64 / file_kib,
+            (peak - base.min(peak)) as f64 / file_kib
+        );
+        if peak as f64 > bound {
+            over.push(format!("{kind}: peak {peak} KiB > bound {bound:.0} KiB"));
+        }
+    }
+    assert!(over.is_empty(), "{over:?}");
 }
 
 #[test]
 fn the_file_loader_agrees_with_from_bytes_on_every_damaged_file() {
-    // AnyFilter::load decodes a standard filter while reading it; every bit flip and every
-    // truncation must get the error (or the filter) that reading the whole file and decoding
-    // it gives.
+    // AnyFilter::load decodes every kind while reading it (the checksum is compared only at the
+    // end); every bit flip and every truncation must get the error (or the filter) that reading
+    // the whole file and decoding it gives.
     let d = scratch("loader");
-    let mut f = StandardBloom::with_rate(60, 0.05).unwrap();
-    f.insert_new(b"a");
-    let good = persist::to_bytes(&f, &SaveOptions::default()).unwrap();
     let path = d.join("m.bloom");
     let check = |bytes: &[u8], what: &str| {
         std::fs::write(&path, bytes).unwrap();
@@ -855,21 +874,39 @@ fn the_file_loader_agrees_with_from_bytes_on_every_damaged_file() {
             (a, b) => panic!("{what}: file {:?} vs bytes {:?}", a.err(), b.err()),
         }
     };
-    check(&good, "the good file");
-    for i in 0..good.len() {
-        for bit in 0..8 {
-            let mut b = good.clone();
-            b[i] ^= 1 << bit;
-            check(&b, &format!("bit {bit} of byte {i}"));
+    for kind in FilterKind::ALL {
+        // Small filters (a few hundred bytes), so every bit of each can be flipped.
+        let n = if kind == FilterKind::Standard { 60 } else { 40 };
+        let f = FilterSpec::new(kind, n, 0.05)
+            .build_from((0u64..n / 2).map(u64::to_le_bytes))
+            .unwrap();
+        let good = f.to_bytes(&SaveOptions::default()).unwrap();
+        check(&good, &format!("{kind}: the good file"));
+        let params_len = u32::from_le_bytes(good[40..44].try_into().unwrap()) as usize;
+        let head = 52 + params_len + 16;
+        for i in 0..good.len() {
+            for bit in 0..8 {
+                let mut b = good.clone();
+                b[i] ^= 1 << bit;
+                check(&b, &format!("{kind}: bit {bit} of byte {i}"));
+                if i < head || (i + 24 > good.len() && i + 8 < good.len()) {
+                    // With the checksum recomputed, the checks behind it are reached (header,
+                    // params, the payload's last 16 bytes).
+                    let n = b.len() - 8;
+                    let sum = xxhash_rust::xxh3::xxh3_64(&b[..n]);
+                    b[n..].copy_from_slice(&sum.to_le_bytes());
+                    check(&b, &format!("{kind}: bit {bit} of byte {i}, resealed"));
+                }
+            }
+            check(&good[..i], &format!("{kind}: truncated to {i}"));
         }
-        check(&good[..i], &format!("truncated to {i}"));
+        let mut longer = good.clone();
+        longer.push(0);
+        check(&longer, &format!("{kind}: a trailing byte"));
+        std::fs::write(&path, &good).unwrap();
+        let e = AnyFilter::load(&path, &LoadOptions::new().hash(HashId::Murmur3)).unwrap_err();
+        assert!(matches!(e, Error::Mismatch { what: "hash", .. }), "{e}");
     }
-    let mut longer = good.clone();
-    longer.push(0);
-    check(&longer, "a trailing byte");
-    std::fs::write(&path, &good).unwrap();
-    let e = AnyFilter::load(&path, &LoadOptions::new().hash(HashId::Murmur3)).unwrap_err();
-    assert!(matches!(e, Error::Mismatch { what: "hash", .. }), "{e}");
 }
 
 #[test]

@@ -113,21 +113,6 @@ impl Table {
         })
     }
 
-    /// Decode `payload` (the slots, little-endian) as `f`-bit slots; its length was checked.
-    pub(crate) fn from_le(f: u32, payload: &[u8]) -> Result<Self> {
-        Ok(if f == 16 {
-            let mut v: Vec<u16> = try_zeroed(payload.len() / 2)?;
-            for (s, c) in v.iter_mut().zip(payload.chunks_exact(2)) {
-                *s = u16::from_le_bytes([c[0], c[1]]);
-            }
-            Table::F16(v)
-        } else {
-            let mut v: Vec<u8> = try_zeroed(payload.len())?;
-            v.copy_from_slice(payload);
-            Table::F8(v)
-        })
-    }
-
     /// Write the slots little-endian.
     pub(crate) fn write_le(&self, w: &mut dyn Write) -> io::Result<()> {
         match self {

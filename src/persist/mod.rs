@@ -51,8 +51,12 @@
 //! the table.
 //!
 //! Adding a kind means implementing [`Persist`] (its params, its payload, and a decoder that
-//! checks them) and one arm in the registry's decode dispatch; the container (`persist/container.rs`: the
-//! header, the checksum, the checks on loading), the key policy and the atomic save are shared.
+//! checks them; [`Persist::decode_from`] reads the payload from a [`Payload`], so one decoder
+//! serves bytes in memory and a file being read) and one arm in the registry's decode dispatch;
+//! the container (`persist/container.rs`: the header, the checksum, the checks on loading), the
+//! key policy and the atomic save are shared. Loading a file ([`load`],
+//! [`crate::registry::AnyFilter::load`]) decodes it while reading it ([`stream`]): the peak is
+//! the filter plus a 64 KiB buffer, not the file and the filter.
 //!
 //! # Saving
 //!
@@ -113,7 +117,7 @@ pub use atomic::{
     WriteOptions, check_target, remove_pending_temp_files, same_file, write_atomic_path,
     write_atomic_with,
 };
-pub use codecs::{ParamReader, Persist, words_from_le, write_words_le};
+pub use codecs::{ParamReader, Payload, Persist, words_from_le, write_words_le};
 // Key material, its fingerprint and rebuilding a hasher or strategy from a file belong to the
 // hashes (`crate::hash::key`, `crate::hash::strategy`); re-exported here under their old paths.
 pub use crate::hash::{KeyMaterial, PersistHasher, PersistStrategy, key_fingerprint, key_material};
@@ -337,14 +341,20 @@ pub fn save<F: Persist>(f: &F, path: impl AsRef<Path>, opts: &SaveOptions) -> Re
 /// for), [`Error::KeyRequired`], [`Error::WrongKey`], [`Error::Allocation`].
 pub fn from_bytes<F: Persist>(bytes: &[u8], opts: &LoadOptions) -> Result<F> {
     let p = verify(bytes, opts)?;
-    if p.info.kind != F::KIND {
-        return Err(Error::Mismatch {
-            what: "filter kind",
-            found: p.info.kind.name().to_string(),
-            requested: F::KIND.name().to_string(),
-        });
-    }
+    kind_is::<F>(&p.info)?;
     F::decode(&identity(&p), p.params, p.payload)
+}
+
+fn kind_is<F: Persist>(info: &FileInfo) -> Result<()> {
+    if info.kind == F::KIND {
+        Ok(())
+    } else {
+        Err(Error::Mismatch {
+            what: "filter kind",
+            found: info.kind.name().to_string(),
+            requested: F::KIND.name().to_string(),
+        })
+    }
 }
 
 /// A container whose checksum, ids and key have been verified: what a decoder for its kind
@@ -413,12 +423,16 @@ pub fn read_from(r: &mut dyn Read, name: &str) -> Result<Vec<u8>> {
     Ok(buf)
 }
 
-/// Load a filter of type `F` from `path`.
+/// Load a filter of type `F` from `path`, decoding it as it is read ([`stream::load_with`]:
+/// the file's bytes are never held next to the filter).
 ///
 /// # Errors
 /// [`Error::Io`] and everything [`from_bytes`] returns.
 pub fn load<F: Persist>(path: impl AsRef<Path>, opts: &LoadOptions) -> Result<F> {
-    from_bytes(&read_file(path)?, opts)
+    stream::load_with(path.as_ref(), opts, |info, id, params, payload| {
+        kind_is::<F>(info)?;
+        F::decode_from(id, params, payload)
+    })
 }
 
 /// Read the whole of the file at `path` (as [`read_from`] does: no more than its header declares).

@@ -1,38 +1,41 @@
 //! Loading a file without holding it twice. [`super::read_file`] then decoding needs the file's
-//! bytes and the filter built from them at the same time: a peak of twice the file. For a
-//! standard filter (the kind `bloomlab build` writes by default) [`load_file`] reads the bit
-//! array straight into the filter's words, 64 KiB at a time, hashing as it goes: the peak is the
-//! filter plus that buffer. The checksum is compared before the header is interpreted, as
-//! [`super::from_bytes`] does, so a damaged file gets the same errors. Other kinds, and files
-//! whose length is not the one the header declares (truncated or with trailing bytes: the
-//! ordinary path names what is wrong), are read whole.
+//! bytes and the filter built from them at the same time: a peak of twice the file.
+//! [`load_with`] instead reads the header and params (small), then hands the rest of the file to
+//! the kind's decoder as a [`Payload`] that reads it 64 KiB at a time straight into the filter's
+//! own arrays (bit words, counters, blocks, cuckoo table, fingerprints, every scalable layer),
+//! hashing as it goes: the peak is the filter plus that buffer.
+//!
+//! The in-memory path ([`super::from_bytes`]) compares the checksum before it interprets
+//! anything; here the header is interpreted first, so every outcome waits for the checksum: on
+//! success and on any error alike, the rest of the payload is read (and hashed), the stored
+//! checksum compared, and a mismatch reported in place of whatever the decoder said. A file
+//! with the right checksum reaches the same checks in the same order as in memory, so every
+//! file gets the same error (tested on every bit flip and truncation in `tests/validation.rs`).
+//! Allocation stays bounded by the file: the declared lengths are checked against the file's
+//! size before any params are read, and each decoder allocates only what its payload length
+//! justifies. Files whose length is not the one the header declares (truncated or with
+//! trailing bytes, or not a regular file) take the ordinary path, which names what is wrong.
 
+use super::codecs::Payload;
 use super::container::{
-    CHECKSUM_LEN, HEADER_LEN, check_sum, declared_len, expect, le_u64, parse_header,
+    CHECKSUM_LEN, FileInfo, HEADER_LEN, check_sum, corrupt, declared_len, expect, identity, le_u64,
+    parse_header, verify,
 };
 use super::{Identity, LoadOptions, read_from};
-use crate::bits::try_zeroed;
 use crate::error::{Error, Result};
-use crate::filter::FilterKind;
-use crate::filters::StandardBloom;
-use crate::hash::{AnyHasher, AnyStrategy};
 use std::io::{self, Read};
 use std::path::Path;
 
-/// What [`load_file`] read.
-#[derive(Debug)]
-pub enum Loaded {
-    /// A standard filter, decoded while it was read.
-    Standard(StandardBloom<AnyHasher, AnyStrategy>),
-    /// The whole file, for [`crate::registry::AnyFilter::from_bytes`].
-    Bytes(Vec<u8>),
-}
-
-/// Read the filter file at `path` (see the module docs).
+/// Read the filter file at `path` and decode it with `decode`, given the verified header, the
+/// resolved identity, the params and the payload (see the module docs).
 ///
 /// # Errors
-/// [`Error::Io`], and everything [`super::from_bytes`] returns for a standard filter.
-pub fn load_file(path: &Path, opts: &LoadOptions) -> Result<Loaded> {
+/// [`Error::Io`], everything [`super::from_bytes`] returns, and whatever `decode` returns.
+pub fn load_with<T>(
+    path: &Path,
+    opts: &LoadOptions,
+    decode: impl FnOnce(&FileInfo, &Identity, &[u8], &mut Payload<'_>) -> Result<T>,
+) -> Result<T> {
     let name = path.display().to_string();
     let ioe = |e: io::Error| Error::Io {
         path: name.clone(),
@@ -49,27 +52,17 @@ pub fn load_file(path: &Path, opts: &LoadOptions) -> Result<Loaded> {
         .take(HEADER_LEN as u64)
         .read_to_end(&mut head)
         .map_err(ioe)?;
-    let streamable = head.len() == HEADER_LEN
-        && declared_len(&head).ok().is_some_and(|t| Some(t) == size)
-        && head[10] == FilterKind::Standard.code()
-        && le_u64(&head, 44).is_multiple_of(8);
-    if !streamable {
-        let total = declared_len(&head).ok().filter(|&t| Some(t) == size);
-        let Some(total) = total.and_then(|t| usize::try_from(t).ok()) else {
-            // Truncated, trailing bytes or not a file: the buffer grows only as bytes arrive.
-            return read_from(&mut (&head[..]).chain(file), &name).map(Loaded::Bytes);
-        };
-        // The length is right: one allocation of exactly the file (no growth doubling it).
-        let mut all = Vec::new();
-        all.try_reserve_exact(total)
-            .map_err(|_| Error::Allocation {
-                bytes: total as u128,
-            })?;
-        all.extend_from_slice(&head);
-        file.take((total - head.len()) as u64 + 1)
-            .read_to_end(&mut all)
-            .map_err(ioe)?;
-        return Ok(Loaded::Bytes(all));
+    if declared_len(&head).ok().is_none_or(|t| Some(t) != size) {
+        // Truncated, trailing bytes or not a file: the buffer grows only as bytes arrive, and
+        // the in-memory checks name what is wrong.
+        let bytes = read_from(&mut (&head[..]).chain(file), &name)?;
+        let p = verify(&bytes, opts)?;
+        return decode(
+            &p.info,
+            &identity(&p),
+            p.params,
+            &mut Payload::from_slice(p.payload),
+        );
     }
     let params_len = u32::from_le_bytes([head[40], head[41], head[42], head[43]]) as usize;
     let payload_len = le_u64(&head, 44);
@@ -78,35 +71,32 @@ pub fn load_file(path: &Path, opts: &LoadOptions) -> Result<Loaded> {
     file.read_exact(&mut params).map_err(ioe)?;
     hasher.update(&head);
     hasher.update(&params);
-    let words_len = usize::try_from(payload_len / 8).map_err(|_| Error::Allocation {
-        bytes: u128::from(payload_len),
-    })?;
-    let mut words: Vec<u64> = try_zeroed(words_len)?;
-    let mut buf = vec![0u8; 64 * 1024];
-    for chunk in words.chunks_mut(buf.len() / 8) {
-        let bytes = &mut buf[..chunk.len() * 8];
-        file.read_exact(bytes).map_err(ioe)?;
-        hasher.update(bytes);
-        for (w, b) in chunk.iter_mut().zip(bytes.chunks_exact(8)) {
-            *w = le_u64(b, 0);
-        }
-    }
+    let mut payload = Payload::from_reader(&mut file, &mut hasher, &name, payload_len);
+    let decoded = parse_header(&head).and_then(|(info, stored_key)| {
+        let key = expect(&info, stored_key, opts)?;
+        let id = Identity {
+            hash: info.hash,
+            key,
+            strategy: info.strategy,
+        };
+        decode(&info, &id, &params, &mut payload)
+    });
+    let unread = payload.remaining();
+    payload.drain()?;
+    drop(payload);
     let mut sum = [0u8; CHECKSUM_LEN];
     file.read_exact(&mut sum).map_err(ioe)?;
     if file.read(&mut [0u8; 1]).map_err(ioe)? != 0 {
-        return Err(Error::Corrupt(
-            "trailing bytes after the checksum (the file grew while it was read)".into(),
+        return Err(corrupt(
+            "trailing bytes after the checksum (the file grew while it was read)",
         ));
     }
     check_sum(u64::from_le_bytes(sum), hasher.digest())?;
-    let (info, stored_key) = parse_header(&head)?;
-    let key = expect(&info, stored_key, opts)?;
-    let id = Identity {
-        hash: info.hash,
-        key,
-        strategy: info.strategy,
-    };
-    let f = super::codecs::StandardParams::<AnyHasher, AnyStrategy>::check(&id, &params)?
-        .with_words(words)?;
-    Ok(Loaded::Standard(f))
+    let value = decoded?;
+    if unread != 0 {
+        return Err(corrupt(format!(
+            "the decoder left {unread} of {payload_len} payload bytes unread"
+        )));
+    }
+    Ok(value)
 }

@@ -544,3 +544,59 @@ fn read_from_does_not_trust_declared_lengths() {
     b.extend_from_slice(&[0; 3]);
     assert!(corrupt_msg(read_from(&mut &b[..], "mem")).contains("trailing"));
 }
+
+#[test]
+fn load_streams_each_kind_and_checks_the_kind_and_the_checksum() {
+    let dir = std::env::temp_dir().join(format!("bloomlab-stream-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("c.bloom");
+    let mut c = CountingBloom::with_rate(300, 0.01).unwrap();
+    for i in 0u64..100 {
+        c.insert(&i.to_le_bytes());
+    }
+    save(&c, &path, &SaveOptions::default()).unwrap();
+    let g: CountingBloom = load(&path, &LoadOptions::new()).unwrap();
+    assert_eq!(g.counter_array().as_bytes(), c.counter_array().as_bytes());
+    assert_eq!(g.len(), 100);
+    let e = load::<StandardBloom>(&path, &LoadOptions::new()).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::Mismatch {
+                what: "filter kind",
+                ..
+            }
+        ),
+        "{e}"
+    );
+    // A flipped payload bit: the decoder succeeds, the checksum (compared last) refuses.
+    let mut b = std::fs::read(&path).unwrap();
+    b[HEADER_LEN + 24 + 3] ^= 0x10;
+    std::fs::write(&path, &b).unwrap();
+    assert!(corrupt_msg(load::<CountingBloom>(&path, &LoadOptions::new())).contains("checksum"));
+    // The default decode_from (for kinds outside the crate) reads the payload whole.
+    let good = to_bytes(&c, &SaveOptions::default()).unwrap();
+    let v = open_verified(&good, &LoadOptions::new()).unwrap();
+    struct Whole(usize);
+    impl Persist for Whole {
+        const KIND: FilterKind = FilterKind::Counting;
+        fn identity(&self) -> Identity {
+            unreachable!()
+        }
+        fn params(&self) -> Vec<u8> {
+            unreachable!()
+        }
+        fn payload_len(&self) -> u64 {
+            unreachable!()
+        }
+        fn write_payload(&self, _: &mut dyn Write) -> io::Result<()> {
+            unreachable!()
+        }
+        fn decode(_: &Identity, _: &[u8], payload: &[u8]) -> Result<Self> {
+            Ok(Whole(payload.len()))
+        }
+    }
+    let w = Whole::decode_from(&v.identity, v.params, &mut Payload::from_slice(v.payload));
+    assert_eq!(w.unwrap().0, v.payload.len());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,11 +1,11 @@
 //! The binary fuse filter's codec (kind 7).
 
-use super::{ParamReader, Persist, PersistHasher, no_strategy, reserved_zero};
+use super::{ParamReader, Payload, Persist, PersistHasher, no_strategy, read_table, reserved_zero};
 use crate::error::Result;
 use crate::filter::{Filter, FilterKind};
 use crate::filters::BinaryFuseFilter;
 use crate::filters::binary_fuse::ARITY;
-use crate::filters::static_set::{MAX_ATTEMPTS, Table};
+use crate::filters::static_set::MAX_ATTEMPTS;
 use crate::persist::Identity;
 use crate::persist::container::corrupt;
 use crate::theory::{binary_fuse as model, xor as xor_model};
@@ -43,6 +43,9 @@ impl<H: PersistHasher> Persist for BinaryFuseFilter<H> {
         self.table().write_le(w)
     }
     fn decode(id: &Identity, params: &[u8], payload: &[u8]) -> Result<Self> {
+        Self::decode_from(id, params, &mut Payload::from_slice(payload))
+    }
+    fn decode_from(id: &Identity, params: &[u8], payload: &mut Payload<'_>) -> Result<Self> {
         let kind = FilterKind::BinaryFuse;
         let mut r = ParamReader::new(params, kind);
         let f = r.u32("fingerprint bits")?;
@@ -79,14 +82,14 @@ impl<H: PersistHasher> Persist for BinaryFuseFilter<H> {
         }
         let (l, segments, slots) = model::layout(ARITY, distinct);
         let want = slots * u64::from(f / 8);
-        if payload.len() as u64 != want {
+        if payload.len() != want {
             return Err(corrupt(format!(
                 "binary fuse filter payload is {} bytes, but {distinct} keys get {slots} slots of {f} bits ({want} bytes)",
                 payload.len()
             )));
         }
         // distinct ≤ 2^31 keeps the layout's numbers below 2^32.
-        let table = Table::from_le(f, payload)?;
+        let table = read_table(f, payload)?;
         Ok(BinaryFuseFilter::from_parts(
             table,
             (l as u32, segments as u32),

@@ -1,6 +1,9 @@
 //! The blocked filter's codec (kind 2).
 
-use super::{ParamReader, Persist, PersistHasher, no_strategy, reserved_zero, write_words_le};
+use super::{
+    ParamReader, Payload, Persist, PersistHasher, no_strategy, reserved_zero, write_words_le,
+};
+use crate::bits::try_zeroed;
 use crate::error::{Error, Result};
 use crate::filter::{Filter, FilterKind};
 use crate::filters::BlockedBloom;
@@ -39,6 +42,9 @@ impl<H: PersistHasher> Persist for BlockedBloom<H> {
         Ok(())
     }
     fn decode(id: &Identity, params: &[u8], payload: &[u8]) -> Result<Self> {
+        Self::decode_from(id, params, &mut Payload::from_slice(payload))
+    }
+    fn decode_from(id: &Identity, params: &[u8], payload: &mut Payload<'_>) -> Result<Self> {
         let kind = FilterKind::Blocked;
         let mut r = ParamReader::new(params, kind);
         let blocks = r.u64("blocks")?;
@@ -48,24 +54,23 @@ impl<H: PersistHasher> Persist for BlockedBloom<H> {
         r.finish()?;
         no_strategy(kind, id)?;
         let hasher = H::from_key_material(id.hash, id.key)?;
-        if blocks.checked_mul(64) != Some(payload.len() as u64) {
+        if blocks.checked_mul(64) != Some(payload.len()) {
             return Err(corrupt(format!(
                 "blocked filter payload is {} bytes, but {blocks} blocks need 64 each",
                 payload.len()
             )));
         }
-        let mut v: Vec<Block> = Vec::new();
-        v.try_reserve_exact(payload.len() / 64)
-            .map_err(|_| Error::Allocation {
-                bytes: payload.len() as u128,
-            })?;
-        for chunk in payload.chunks_exact(64) {
+        let n = usize::try_from(blocks).map_err(|_| Error::Allocation {
+            bytes: u128::from(payload.len()),
+        })?;
+        let mut v: Vec<Block> = try_zeroed(n)?;
+        payload.read_into(&mut v, 64, |c| {
             let mut b = Block::default();
-            for (w, c) in b.0.iter_mut().zip(chunk.chunks_exact(8)) {
+            for (w, c) in b.0.iter_mut().zip(c.chunks_exact(8)) {
                 *w = le_u64(c, 0);
             }
-            v.push(b);
-        }
+            b
+        })?;
         BlockedBloom::from_parts(v, k, len, hasher)
     }
 }

@@ -1,6 +1,8 @@
 //! The counting filter's codec (kind 1).
 
-use super::{ParamReader, Persist, PersistHasher, PersistStrategy, reserved_zero, strategy_of};
+use super::{
+    ParamReader, Payload, Persist, PersistHasher, PersistStrategy, reserved_zero, strategy_of,
+};
 use crate::bits::Counters4;
 use crate::error::Result;
 use crate::filter::{Filter, FilterKind};
@@ -37,6 +39,9 @@ impl<H: PersistHasher, S: PersistStrategy> Persist for CountingBloom<H, S> {
         w.write_all(self.counter_array().as_bytes())
     }
     fn decode(id: &Identity, params: &[u8], payload: &[u8]) -> Result<Self> {
+        Self::decode_from(id, params, &mut Payload::from_slice(payload))
+    }
+    fn decode_from(id: &Identity, params: &[u8], payload: &mut Payload<'_>) -> Result<Self> {
         let kind = FilterKind::Counting;
         let mut r = ParamReader::new(params, kind);
         let m = r.u64("m")?;
@@ -50,24 +55,18 @@ impl<H: PersistHasher, S: PersistStrategy> Persist for CountingBloom<H, S> {
             return Err(corrupt("counting filter has 0 counters"));
         }
         let want = m.div_ceil(2);
-        if payload.len() as u64 != want {
+        if payload.len() != want {
             return Err(corrupt(format!(
                 "counting filter payload is {} bytes, but m = {m} counters need {want}",
                 payload.len()
             )));
         }
-        if m % 2 == 1 && payload.last().is_some_and(|b| b >> 4 != 0) {
+        let mut counters = Counters4::new(m)?;
+        payload.read_bytes(counters.bytes_mut())?;
+        if m % 2 == 1 && counters.as_bytes().last().is_some_and(|b| b >> 4 != 0) {
             return Err(corrupt(format!(
                 "counting filter has a counter set past m = {m}"
             )));
-        }
-        let mut counters = Counters4::new(m)?;
-        for (i, b) in payload.iter().enumerate() {
-            let i = i as u64 * 2;
-            counters.put(i, b & 0x0f);
-            if i + 1 < m {
-                counters.put(i + 1, b >> 4);
-            }
         }
         CountingBloom::from_parts(counters, k, len, hasher, strategy)
     }

@@ -1,6 +1,8 @@
 //! The cuckoo filter's codec (kind 5).
 
-use super::{ParamReader, Persist, PersistHasher, no_strategy, words_from_le, write_words_le};
+use super::{ParamReader, Payload, Persist, PersistHasher, no_strategy, write_words_le};
+use crate::bits::try_zeroed;
+use crate::error::Error;
 use crate::error::Result;
 use crate::filter::{Filter, FilterKind};
 use crate::filters::CuckooFilter;
@@ -42,6 +44,9 @@ impl<H: PersistHasher> Persist for CuckooFilter<H> {
         write_words_le(self.table_words(), w)
     }
     fn decode(id: &Identity, params: &[u8], payload: &[u8]) -> Result<Self> {
+        Self::decode_from(id, params, &mut Payload::from_slice(payload))
+    }
+    fn decode_from(id: &Identity, params: &[u8], payload: &mut Payload<'_>) -> Result<Self> {
         let kind = FilterKind::Cuckoo;
         let mut r = ParamReader::new(params, kind);
         let buckets = r.u64("buckets")?;
@@ -60,13 +65,18 @@ impl<H: PersistHasher> Persist for CuckooFilter<H> {
             ))
         })?;
         let want = crate::theory::cuckoo::table_bytes(buckets, f).ok();
-        if want != Some(payload.len() as u64) {
+        if want != Some(payload.len()) {
             return Err(corrupt(format!(
                 "cuckoo filter payload is {} bytes, which does not fit {buckets} buckets of four {f}-bit slots",
                 payload.len()
             )));
         }
-        let words = words_from_le(payload)?;
+        // table_bytes is a whole number of words.
+        let n = usize::try_from(payload.len() / 8).map_err(|_| Error::Allocation {
+            bytes: u128::from(payload.len()),
+        })?;
+        let mut words: Vec<u64> = try_zeroed(n)?;
+        payload.read_words(&mut words)?;
         let state = CuckooState {
             rng,
             kicks,

@@ -7,17 +7,19 @@ mod binary_fuse;
 mod blocked;
 mod counting;
 mod cuckoo;
+mod payload;
 mod scalable;
 mod split_block;
 mod standard;
 mod xor;
 
-pub(crate) use standard::StandardParams;
+pub use payload::Payload;
 
 use super::container::Identity;
-use crate::bits::{BitVec, try_zeroed};
+use crate::bits::{BitVec, try_zeroed, words_for};
 use crate::error::{Error, Result};
 use crate::filter::FilterKind;
+use crate::filters::static_set::Table;
 use crate::hash::{PersistHasher, PersistStrategy};
 use std::io::{self, Write};
 
@@ -43,6 +45,22 @@ pub trait Persist: Sized {
     /// [`Error::Corrupt`] naming the inconsistency; [`Error::Mismatch`] from the hasher or
     /// strategy types.
     fn decode(id: &Identity, params: &[u8], payload: &[u8]) -> Result<Self>;
+    /// [`Persist::decode`] reading the payload as it goes, from memory or from a file whose
+    /// checksum the caller compares afterwards ([`crate::persist::stream`]): the same checks,
+    /// in the same order, reading the payload only into the filter's own arrays. The default
+    /// reads the whole payload into memory and calls [`Persist::decode`]; every kind of this
+    /// crate does better.
+    ///
+    /// # Errors
+    /// As [`Persist::decode`]; [`Error::Io`] from the file.
+    fn decode_from(id: &Identity, params: &[u8], payload: &mut Payload<'_>) -> Result<Self> {
+        let n = usize::try_from(payload.len()).map_err(|_| Error::Allocation {
+            bytes: u128::from(payload.len()),
+        })?;
+        let mut bytes: Vec<u8> = try_zeroed(n)?;
+        payload.read_bytes(&mut bytes)?;
+        Self::decode(id, params, &bytes)
+    }
 }
 
 /// A little-endian cursor over a params block that refuses to read past its end.
@@ -142,17 +160,29 @@ pub fn write_words_le(words: &[u64], w: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
-/// Decode the bit array of `m` bits from exactly its `⌈m/64⌉` little-endian words, refusing a
-/// wrong length and bits set past `m`.
-pub(super) fn bits_from_le(what: &str, m: u64, payload: &[u8]) -> Result<BitVec> {
-    let want = m.div_ceil(64) * 8;
-    if payload.len() as u64 != want {
-        return Err(Error::Corrupt(format!(
-            "{what} payload is {} bytes, but m = {m} bits needs {want}",
-            payload.len()
-        )));
-    }
-    bits_from_words(what, m, words_from_le(payload)?)
+/// The bit array of `m` bits read from its `⌈m/64⌉` little-endian words (the payload's length
+/// was checked by the caller), refusing bits set past `m`.
+pub(super) fn read_bits(what: &str, m: u64, payload: &mut Payload<'_>) -> Result<BitVec> {
+    let mut words: Vec<u64> = try_zeroed(words_for(m)?)?;
+    payload.read_words(&mut words)?;
+    bits_from_words(what, m, words)
+}
+
+/// A static-set table of `f`-bit slots (8 or 16) filling the whole payload (its length was
+/// checked by the caller).
+pub(super) fn read_table(f: u32, payload: &mut Payload<'_>) -> Result<Table> {
+    let bytes = usize::try_from(payload.remaining()).map_err(|_| Error::Allocation {
+        bytes: u128::from(payload.remaining()),
+    })?;
+    Ok(if f == 16 {
+        let mut v: Vec<u16> = try_zeroed(bytes / 2)?;
+        payload.read_into(&mut v, 2, |c| u16::from_le_bytes([c[0], c[1]]))?;
+        Table::F16(v)
+    } else {
+        let mut v: Vec<u8> = try_zeroed(bytes)?;
+        payload.read_bytes(&mut v)?;
+        Table::F8(v)
+    })
 }
 
 /// The bit array of `m` bits from its `⌈m/64⌉` words (length checked by the caller), refusing

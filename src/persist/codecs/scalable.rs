@@ -1,8 +1,8 @@
 //! The scalable filter's codec (kind 4).
 
 use super::{
-    ParamReader, Persist, PersistHasher, PersistStrategy, bits_from_le, reserved_zero, strategy_of,
-    write_words_le,
+    ParamReader, Payload, Persist, PersistHasher, PersistStrategy, read_bits, reserved_zero,
+    strategy_of, write_words_le,
 };
 use crate::error::Result;
 use crate::filter::{Filter, FilterKind};
@@ -56,6 +56,9 @@ impl<H: PersistHasher, S: PersistStrategy> Persist for ScalableBloom<H, S> {
         Ok(())
     }
     fn decode(id: &Identity, params: &[u8], payload: &[u8]) -> Result<Self> {
+        Self::decode_from(id, params, &mut Payload::from_slice(payload))
+    }
+    fn decode_from(id: &Identity, params: &[u8], payload: &mut Payload<'_>) -> Result<Self> {
         let kind = FilterKind::Scalable;
         let mut r = ParamReader::new(params, kind);
         let initial_capacity = r.u64("n0")?;
@@ -102,18 +105,15 @@ impl<H: PersistHasher, S: PersistStrategy> Persist for ScalableBloom<H, S> {
                 .checked_add(m.div_ceil(64) * 8)
                 .ok_or_else(|| corrupt("scalable layers are impossibly large"))?;
         }
-        if total != payload.len() as u64 {
+        if total != payload.len() {
             return Err(corrupt(format!(
                 "scalable filter payload is {} bytes, but its layers need {total}",
                 payload.len()
             )));
         }
         let mut layers = Vec::with_capacity(heads.len());
-        let mut at = 0usize;
         for (i, &(m, k, len)) in heads.iter().enumerate() {
-            let n = (m.div_ceil(64) * 8) as usize;
-            let bits = bits_from_le(&format!("scalable layer {i}"), m, &payload[at..at + n])?;
-            at += n;
+            let bits = read_bits(&format!("scalable layer {i}"), m, payload)?;
             layers.push((bits, k, len));
         }
         ScalableBloom::from_parts(params, layers, hasher, strategy)

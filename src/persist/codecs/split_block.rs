@@ -1,6 +1,7 @@
 //! The split-block filter's codec (kind 3).
 
-use super::{ParamReader, Persist, PersistHasher, no_strategy};
+use super::{ParamReader, Payload, Persist, PersistHasher, no_strategy};
+use crate::bits::try_zeroed;
 use crate::error::{Error, Result};
 use crate::filter::{Filter, FilterKind};
 use crate::filters::SplitBlockBloom;
@@ -41,6 +42,9 @@ impl<H: PersistHasher> Persist for SplitBlockBloom<H> {
         Ok(())
     }
     fn decode(id: &Identity, params: &[u8], payload: &[u8]) -> Result<Self> {
+        Self::decode_from(id, params, &mut Payload::from_slice(payload))
+    }
+    fn decode_from(id: &Identity, params: &[u8], payload: &mut Payload<'_>) -> Result<Self> {
         let kind = FilterKind::SplitBlock;
         let mut r = ParamReader::new(params, kind);
         let blocks = r.u64("blocks")?;
@@ -48,7 +52,7 @@ impl<H: PersistHasher> Persist for SplitBlockBloom<H> {
         r.finish()?;
         no_strategy(kind, id)?;
         let hasher = H::from_key_material(id.hash, id.key)?;
-        if blocks.checked_mul(32) != Some(payload.len() as u64) {
+        if blocks.checked_mul(32) != Some(payload.len()) {
             return Err(corrupt(format!(
                 "split-block filter payload is {} bytes, but {blocks} blocks need 32 each",
                 payload.len()
@@ -59,18 +63,17 @@ impl<H: PersistHasher> Persist for SplitBlockBloom<H> {
                 "split-block filter has {blocks} blocks, outside 1..=2^32"
             )));
         }
-        let mut v: Vec<SbBlock> = Vec::new();
-        v.try_reserve_exact(payload.len() / 32)
-            .map_err(|_| Error::Allocation {
-                bytes: payload.len() as u128,
-            })?;
-        for chunk in payload.chunks_exact(32) {
+        let n = usize::try_from(blocks).map_err(|_| Error::Allocation {
+            bytes: u128::from(payload.len()),
+        })?;
+        let mut v: Vec<SbBlock> = try_zeroed(n)?;
+        payload.read_into(&mut v, 32, |c| {
             let mut b = SbBlock::default();
-            for (w, c) in b.0.iter_mut().zip(chunk.chunks_exact(4)) {
+            for (w, c) in b.0.iter_mut().zip(c.chunks_exact(4)) {
                 *w = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
             }
-            v.push(b);
-        }
+            b
+        })?;
         SplitBlockBloom::from_parts(v, len, hasher)
     }
 }

@@ -2,8 +2,7 @@
 //! standard filter it is. Layout: see the [`persist`](crate::persist) module documentation.
 
 use super::{
-    ParamReader, Persist, PersistHasher, PersistStrategy, bits_from_le, bits_from_words,
-    write_words_le,
+    ParamReader, Payload, Persist, PersistHasher, PersistStrategy, read_bits, write_words_le,
 };
 use crate::error::{Error, Result};
 use crate::filter::{Filter, FilterKind};
@@ -40,15 +39,27 @@ impl<H: PersistHasher, S: PersistStrategy> Persist for StandardBloom<H, S> {
     }
 
     fn decode(id: &Identity, params: &[u8], payload: &[u8]) -> Result<Self> {
+        Self::decode_from(id, params, &mut Payload::from_slice(payload))
+    }
+
+    fn decode_from(id: &Identity, params: &[u8], payload: &mut Payload<'_>) -> Result<Self> {
         let p = StandardParams::<H, S>::check(id, params)?;
-        let bits = bits_from_le("standard filter", p.m, payload)?;
+        let m = p.m;
+        let want = m.div_ceil(64) * 8;
+        if payload.len() != want {
+            return Err(Error::Corrupt(format!(
+                "standard filter payload is {} bytes, but m = {m} bits needs {want}",
+                payload.len()
+            )));
+        }
+        let bits = read_bits("standard filter", m, payload)?;
         StandardBloom::from_bits(bits, p.k, p.len, p.hasher, p.strategy)
     }
 }
 
 /// A standard filter's params, checked against each other and the header.
-pub(crate) struct StandardParams<H, S> {
-    pub(crate) m: u64,
+struct StandardParams<H, S> {
+    m: u64,
     k: u32,
     len: u64,
     hasher: H,
@@ -56,7 +67,7 @@ pub(crate) struct StandardParams<H, S> {
 }
 
 impl<H: PersistHasher, S: PersistStrategy> StandardParams<H, S> {
-    pub(crate) fn check(id: &Identity, params: &[u8]) -> Result<Self> {
+    fn check(id: &Identity, params: &[u8]) -> Result<Self> {
         let mut r = ParamReader::new(params, FilterKind::Standard);
         let m = r.u64("m")?;
         let k = r.u32("k")?;
@@ -97,22 +108,6 @@ impl<H: PersistHasher, S: PersistStrategy> StandardParams<H, S> {
             strategy,
         })
     }
-
-    /// The filter over its bit array, read as words (the streaming loader's path: the payload
-    /// never exists as bytes next to the words).
-    pub(crate) fn with_words(self, words: Vec<u64>) -> Result<StandardBloom<H, S>> {
-        let m = self.m;
-        if words.len() as u64 != m.div_ceil(64) {
-            return Err(Error::Corrupt(format!(
-                "standard filter payload is {} bytes, but m = {m} bits needs {}",
-                words.len() as u64 * 8,
-                m.div_ceil(64) * 8
-            )));
-        }
-        bits_from_words("standard filter", m, words).and_then(|bits| {
-            StandardBloom::from_bits(bits, self.k, self.len, self.hasher, self.strategy)
-        })
-    }
 }
 
 /// A concurrent filter is saved as the standard filter it is (same kind byte, same payload), so
@@ -145,5 +140,8 @@ impl<H: PersistHasher, S: PersistStrategy> Persist for ConcurrentBloom<H, S> {
     }
     fn decode(id: &Identity, params: &[u8], payload: &[u8]) -> Result<Self> {
         StandardBloom::decode(id, params, payload).map(ConcurrentBloom::from_standard)
+    }
+    fn decode_from(id: &Identity, params: &[u8], payload: &mut Payload<'_>) -> Result<Self> {
+        StandardBloom::decode_from(id, params, payload).map(ConcurrentBloom::from_standard)
     }
 }

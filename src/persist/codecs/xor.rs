@@ -1,10 +1,10 @@
 //! The xor filter's codec (kind 6).
 
-use super::{ParamReader, Persist, PersistHasher, no_strategy};
+use super::{ParamReader, Payload, Persist, PersistHasher, no_strategy, read_table};
 use crate::error::Result;
 use crate::filter::{Filter, FilterKind};
 use crate::filters::XorFilter;
-use crate::filters::static_set::{MAX_ATTEMPTS, Table};
+use crate::filters::static_set::MAX_ATTEMPTS;
 use crate::persist::Identity;
 use crate::persist::container::corrupt;
 use crate::theory::xor as model;
@@ -42,6 +42,9 @@ impl<H: PersistHasher> Persist for XorFilter<H> {
         self.table().write_le(w)
     }
     fn decode(id: &Identity, params: &[u8], payload: &[u8]) -> Result<Self> {
+        Self::decode_from(id, params, &mut Payload::from_slice(payload))
+    }
+    fn decode_from(id: &Identity, params: &[u8], payload: &mut Payload<'_>) -> Result<Self> {
         let kind = FilterKind::Xor;
         let mut r = ParamReader::new(params, kind);
         let f = r.u32("fingerprint bits")?;
@@ -73,7 +76,7 @@ impl<H: PersistHasher> Persist for XorFilter<H> {
             )));
         }
         let want = 3 * segment * u64::from(f / 8);
-        if payload.len() as u64 != want {
+        if payload.len() != want {
             return Err(corrupt(format!(
                 "xor filter payload is {} bytes, but {} slots of {f} bits need {want}",
                 payload.len(),
@@ -82,7 +85,7 @@ impl<H: PersistHasher> Persist for XorFilter<H> {
         }
         let segment = u32::try_from(segment)
             .map_err(|_| corrupt(format!("xor filter segment of {segment} slots")))?;
-        let table = Table::from_le(f, payload)?;
+        let table = read_table(f, payload)?;
         Ok(XorFilter::from_parts(
             table,
             segment,
