@@ -129,6 +129,13 @@ pub enum WorkerEvent {
         /// ns per query so far.
         ns_query: f64,
     },
+    /// One of several Explore instances finished its queries.
+    ExploreInstance {
+        /// Generation.
+        job: u64,
+        /// That instance's false-positive rate.
+        rate: f64,
+    },
     /// A Compare row.
     CompareRow {
         /// Generation.
@@ -174,8 +181,10 @@ pub enum WorkerEvent {
 pub struct ExploreJob {
     /// Generation.
     pub job: u64,
-    /// The filter (m and k set explicitly).
+    /// The filter, sized by its kind's own rule (m and k only where the user set them).
     pub spec: FilterSpec,
+    /// Independently seeded filters to build and query (`target_queries` split among them).
+    pub instances: u32,
     /// Key kind.
     pub keys: KeyKind,
     /// Seed of the key generator.

@@ -175,6 +175,9 @@ fn worker_event(s: &mut State, ev: WorkerEvent) -> Vec<Cmd> {
                 s.speed.ns_insert = ns_insert;
             }
         }
+        WorkerEvent::ExploreInstance { job, rate } if job == s.explore.run.job => {
+            s.explore.run.rates.push(rate);
+        }
         WorkerEvent::ExplorePartial {
             job,
             queries,
