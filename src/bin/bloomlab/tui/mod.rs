@@ -10,9 +10,9 @@
 //! | `fmt` | — |
 //! | `sizing` | `fmt` (each kind's memory by its own rule) |
 //! | `state` | `results`, `sizing` |
-//! | `msg` | `results`, `state` (for `Tab`) |
+//! | `msg` | `results`, `sizing`, `state` (for `Tab`) |
 //! | `event` | `msg`, `state` |
-//! | `worker` | `msg`, `results` |
+//! | `worker` | `msg`, `results`, `sizing` |
 //! | `update` | `fmt`, `msg`, `results`, `sizing`, `state` |
 //! | `view` | `fmt`, `results`, `sizing`, `state` |
 

@@ -3,6 +3,8 @@
 use bloomlab::hash::{HashId, StrategyId};
 use bloomlab::workload::KeyKind;
 use bloomlab::{FilterKind, FilterSpec};
+
+use super::sizing::Footprint;
 use std::time::Duration;
 
 use super::results::{CompareResult, FillMap, HashResult, RowOutcome};
@@ -174,6 +176,13 @@ pub enum WorkerEvent {
         /// Value.
         value: f64,
     },
+    /// The memory of a spec, sized off the UI thread (large filters).
+    Footprint {
+        /// The spec sized.
+        spec: FilterSpec,
+        /// Its memory, or why it is not known.
+        footprint: Result<Footprint, String>,
+    },
 }
 
 /// Measure the Explore settings.
@@ -246,6 +255,8 @@ pub enum Cmd {
     StartHashes(HashesJob),
     /// Stop a job.
     Cancel(Slot),
+    /// Size a spec (build it empty) in the background.
+    Footprint(FilterSpec),
     /// Compute the exact FPR in the background.
     Exact {
         /// Bits.

@@ -10,6 +10,13 @@ pub const SMALL_M_BITS: u64 = 4096;
 /// [`SMALL_M_BITS`] bits.
 pub const SMALL_INSTANCES: u32 = 16;
 
+/// The largest filter (estimated bits) sized by building it: 2^33 bits (1 GiB), the most the
+/// workbench builds for a measurement.
+pub const MAX_BUILD_BITS: u64 = 1 << 33;
+/// The largest filter (estimated bits) sized on the UI thread; larger ones are built empty in
+/// the background (zeroing them takes a visible moment).
+pub const INLINE_BUILD_BITS: u64 = 1 << 27;
+
 /// What the chosen kind allocates for the Explore parameters, before anything is inserted.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Footprint {
@@ -22,7 +29,7 @@ pub struct Footprint {
 }
 
 /// A generous upper bound of the bits `spec` allocates, to refuse building huge filters.
-fn bits_estimate(spec: &FilterSpec) -> u64 {
+pub fn bits_estimate(spec: &FilterSpec) -> u64 {
     let cell = if spec.kind == FilterKind::Counting {
         4
     } else {
@@ -95,7 +102,8 @@ pub fn instances_for(bits: u64) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tui::state::{MAX_MEASURE_BITS, Params};
+    use crate::tui::state::Params;
+    const MAX_MEASURE_BITS: u64 = MAX_BUILD_BITS;
 
     #[test]
     fn unpinned_specs_are_the_librarys_and_static_layouts_match_a_build() {

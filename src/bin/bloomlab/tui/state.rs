@@ -407,6 +407,8 @@ pub struct Explore {
     pub exact_pending: Option<(u64, u64, u32)>,
     /// The memory of the spec (`Params::spec`) it was computed for, or why it is not known.
     pub footprint: Option<(FilterSpec, Result<Footprint, String>)>,
+    /// The spec being sized in the background.
+    pub footprint_pending: Option<FilterSpec>,
 }
 
 impl Explore {
@@ -647,6 +649,7 @@ impl State {
                 exact: None,
                 exact_pending: None,
                 footprint: None,
+                footprint_pending: None,
             },
             compare: Compare {
                 key: None,

@@ -17,6 +17,7 @@ use bloomlab::{AnyFilter, Error, Filter, FilterKind, FilterSpec, stats, theory};
 
 use super::msg::{Cmd, CompareJob, ExploreJob, HashesJob, Slot, WorkerEvent};
 use super::results::{CompareResult, FillMap, HashResult, RowOutcome};
+use super::sizing::{self, MAX_BUILD_BITS};
 
 /// Keys per chunk (generated outside the timed loops, as `measure` does).
 const CHUNK: u64 = 16_384;
@@ -59,6 +60,14 @@ impl Runtime {
                 Cmd::Exact { m, n, k } => {
                     // The exact thread only ends when the runtime is dropped.
                     let _ = self.exact_tx.send((m, n, k));
+                }
+                Cmd::Footprint(spec) => {
+                    let tx = self.tx.clone();
+                    // One short-lived thread per large spec; stale answers are ignored by update.
+                    thread::spawn(move || {
+                        let footprint = sizing::footprint(&spec, MAX_BUILD_BITS);
+                        let _ = tx.send(WorkerEvent::Footprint { spec, footprint });
+                    });
                 }
                 Cmd::StartExplore(job) => {
                     let id = job.job;

@@ -443,3 +443,36 @@ fn quitting_cancels_everything() {
     assert!(s.quit);
     assert_eq!(cmds.len(), 3);
 }
+
+#[test]
+fn large_filters_are_sized_in_the_background_then_measured() {
+    use crate::tui::sizing;
+    let mut s = State::new();
+    init(&mut s);
+    typed(&mut s, Field::N, "20,000,000");
+    s.explore.field = Field::Kind;
+    // standard → counting: ~767M bits estimated, over the inline limit.
+    let cmds = update(&mut s, Msg::Right);
+    assert_eq!(s.explore.params.kind, FilterKind::Counting);
+    let spec = cmds
+        .iter()
+        .find_map(|c| match c {
+            Cmd::Footprint(spec) => Some(spec.clone()),
+            _ => None,
+        })
+        .expect("sized in the background");
+    assert!(started_explore(&cmds).is_none(), "{cmds:?}");
+    assert_eq!(spec, s.explore.params.spec());
+    let footprint = sizing::footprint(&spec, sizing::MAX_BUILD_BITS);
+    let bytes = footprint.as_ref().unwrap().bytes;
+    let cmds = update(
+        &mut s,
+        Msg::worker(WorkerEvent::Footprint { spec, footprint }),
+    );
+    let job = started_explore(&cmds).expect("measured once sized");
+    assert_eq!(job.spec.kind, FilterKind::Counting);
+    assert_eq!(job.spec.m, None);
+    // 4-bit counters: four times the standard filter's bytes (to a word).
+    let std_bytes = s.explore.params.design().unwrap().bytes;
+    assert!(bytes.abs_diff(4 * std_bytes) < 16, "{bytes} {std_bytes}");
+}
