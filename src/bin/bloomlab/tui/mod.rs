@@ -8,17 +8,19 @@
 //! |---|---|
 //! | `results` | — (what the jobs measure: [`results::RowOutcome`], [`results::RowState`], …) |
 //! | `fmt` | — |
-//! | `state` | `results` |
-//! | `msg` | `results`, `state` (for `Tab`) |
+//! | `sizing` | `fmt` (each kind's memory by its own rule) |
+//! | `state` | `results`, `sizing` |
+//! | `msg` | `results`, `sizing`, `state` (for `Tab`) |
 //! | `event` | `msg`, `state` |
-//! | `worker` | `msg`, `results` |
-//! | `update` | `fmt`, `msg`, `results`, `state` |
-//! | `view` | `fmt`, `results`, `state` |
+//! | `worker` | `msg`, `results`, `sizing` |
+//! | `update` | `fmt`, `msg`, `results`, `sizing`, `state` |
+//! | `view` | `fmt`, `results`, `sizing`, `state` |
 
 mod event;
 mod fmt;
 mod msg;
 mod results;
+mod sizing;
 mod state;
 mod update;
 mod view;

@@ -3,6 +3,8 @@
 use bloomlab::hash::{HashId, StrategyId};
 use bloomlab::workload::KeyKind;
 use bloomlab::{FilterKind, FilterSpec};
+
+use super::sizing::Footprint;
 use std::time::Duration;
 
 use super::results::{CompareResult, FillMap, HashResult, RowOutcome};
@@ -129,6 +131,13 @@ pub enum WorkerEvent {
         /// ns per query so far.
         ns_query: f64,
     },
+    /// One of several Explore instances finished its queries.
+    ExploreInstance {
+        /// Generation.
+        job: u64,
+        /// That instance's false-positive rate.
+        rate: f64,
+    },
     /// A Compare row.
     CompareRow {
         /// Generation.
@@ -167,6 +176,13 @@ pub enum WorkerEvent {
         /// Value.
         value: f64,
     },
+    /// The memory of a spec, sized off the UI thread (large filters).
+    Footprint {
+        /// The spec sized.
+        spec: FilterSpec,
+        /// Its memory, or why it is not known.
+        footprint: Result<Footprint, String>,
+    },
 }
 
 /// Measure the Explore settings.
@@ -174,8 +190,10 @@ pub enum WorkerEvent {
 pub struct ExploreJob {
     /// Generation.
     pub job: u64,
-    /// The filter (m and k set explicitly).
+    /// The filter, sized by its kind's own rule (m and k only where the user set them).
     pub spec: FilterSpec,
+    /// Independently seeded filters to build and query (`target_queries` split among them).
+    pub instances: u32,
     /// Key kind.
     pub keys: KeyKind,
     /// Seed of the key generator.
@@ -237,6 +255,8 @@ pub enum Cmd {
     StartHashes(HashesJob),
     /// Stop a job.
     Cancel(Slot),
+    /// Size a spec (build it empty) in the background.
+    Footprint(FilterSpec),
     /// Compute the exact FPR in the background.
     Exact {
         /// Bits.

@@ -7,6 +7,7 @@ use bloomlab::workload::KeyKind;
 use bloomlab::{FilterKind, FilterSpec, theory};
 
 use super::results::{CompareResult, FillMap, HashResult, RowState};
+use super::sizing::Footprint;
 
 /// Walkthrough actions kept for display.
 pub const WALK_LOG: usize = 12;
@@ -217,6 +218,24 @@ pub fn hashset_u64_bytes(n: u64) -> u64 {
 }
 
 impl Params {
+    /// The spec Explore measures and sizes its memory line by: `kind`, `n`, `p`, hash and
+    /// strategy, and m or k only where the kind is sized by bits and the user set them (the
+    /// kind's own rule otherwise; a kind that fixes k never gets one).
+    pub fn spec(&self) -> FilterSpec {
+        let caps = self.kind.caps();
+        let by_bits = caps.sizing == bloomlab::filter::Sizing::Bits;
+        FilterSpec {
+            kind: self.kind,
+            hash: self.hash,
+            strategy: self.strategy,
+            n: self.n,
+            p: Some(self.p),
+            m: self.m_pin.filter(|_| by_bits),
+            k: self.k_pin.filter(|_| by_bits && caps.fixed_k.is_none()),
+            ..FilterSpec::default()
+        }
+    }
+
     /// Derive the design numbers.
     ///
     /// # Errors
@@ -317,6 +336,10 @@ pub struct ExploreRun {
     pub false_positives: u64,
     /// Query target.
     pub target: u64,
+    /// Independently seeded filters measured (1, or more at small m).
+    pub instances: u32,
+    /// FPR of each instance measured so far (when `instances > 1`).
+    pub rates: Vec<f64>,
 }
 
 impl Default for ExploreRun {
@@ -337,13 +360,23 @@ impl Default for ExploreRun {
             queries: 0,
             false_positives: 0,
             target: 0,
+            instances: 1,
+            rates: Vec::new(),
         }
     }
 }
 
 impl ExploreRun {
-    /// Measured FPR and its 95% Wilson interval, once queries were made.
+    /// Measured FPR and its 95% interval, once queries were made: over one filter, Wilson's
+    /// interval of its queries; over several, Student's t over the instances' rates (what
+    /// `measure --trials` reports), once two have finished.
     pub fn fpr(&self) -> Option<(f64, f64, f64)> {
+        if self.instances > 1 {
+            if self.rates.len() < 2 {
+                return None;
+            }
+            return Some(bloomlab::stats::mean_ci95(&self.rates));
+        }
         if self.queries == 0 {
             return None;
         }
@@ -372,9 +405,21 @@ pub struct Explore {
     pub exact: Option<((u64, u64, u32), f64)>,
     /// Exact FPR being computed for (m, n, k).
     pub exact_pending: Option<(u64, u64, u32)>,
+    /// The memory of the spec (`Params::spec`) it was computed for, or why it is not known.
+    pub footprint: Option<(FilterSpec, Result<Footprint, String>)>,
+    /// The spec being sized in the background.
+    pub footprint_pending: Option<FilterSpec>,
 }
 
 impl Explore {
+    /// The memory of the current spec, if computed.
+    pub fn footprint(&self) -> Option<&Result<Footprint, String>> {
+        match &self.footprint {
+            Some((spec, f)) if *spec == self.params.spec() => Some(f),
+            _ => None,
+        }
+    }
+
     /// The exact FPR for the current design, if computed.
     pub fn exact_for(&self, d: &Design) -> Option<f64> {
         match self.exact {
@@ -603,6 +648,8 @@ impl State {
                 key_seed: 1,
                 exact: None,
                 exact_pending: None,
+                footprint: None,
+                footprint_pending: None,
             },
             compare: Compare {
                 key: None,

@@ -13,10 +13,11 @@ use bloomlab::bits::BitVec;
 use bloomlab::hash::{AnyStrategy, IndexStrategy};
 use bloomlab::measure::{Control, MeasureConfig, PositionHistogram, measure};
 use bloomlab::workload::{KeyChunk, KeyGen};
-use bloomlab::{Error, Filter, FilterKind, FilterSpec, stats, theory};
+use bloomlab::{AnyFilter, Error, Filter, FilterKind, FilterSpec, stats, theory};
 
 use super::msg::{Cmd, CompareJob, ExploreJob, HashesJob, Slot, WorkerEvent};
 use super::results::{CompareResult, FillMap, HashResult, RowOutcome};
+use super::sizing::{self, MAX_BUILD_BITS};
 
 /// Keys per chunk (generated outside the timed loops, as `measure` does).
 const CHUNK: u64 = 16_384;
@@ -59,6 +60,14 @@ impl Runtime {
                 Cmd::Exact { m, n, k } => {
                     // The exact thread only ends when the runtime is dropped.
                     let _ = self.exact_tx.send((m, n, k));
+                }
+                Cmd::Footprint(spec) => {
+                    let tx = self.tx.clone();
+                    // One short-lived thread per large spec; stale answers are ignored by update.
+                    thread::spawn(move || {
+                        let footprint = sizing::footprint(&spec, MAX_BUILD_BITS);
+                        let _ = tx.send(WorkerEvent::Footprint { spec, footprint });
+                    });
                 }
                 Cmd::StartExplore(job) => {
                     let id = job.job;
@@ -261,36 +270,60 @@ fn insert_all<F: Filter + ?Sized>(
 fn query_loop<F: Filter + ?Sized>(
     f: &F,
     job: &ExploreJob,
+    target: u64,
+    keygen: &KeyGen,
+    rep: &Reporter<'_>,
+    cancel: &AtomicBool,
+    tx: &Sender<WorkerEvent>,
+) -> Result<Option<String>, Error> {
+    let mut counts = (0, 0);
+    query_counted(f, job, target, &mut counts, keygen, rep, cancel, tx)
+}
+
+/// [`query_loop`] adding to `counts` (queries, false positives) of earlier instances.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the query loop's inputs; grouping them would only rename them"
+)]
+fn query_counted<F: Filter + ?Sized>(
+    f: &F,
+    job: &ExploreJob,
+    target: u64,
+    counts: &mut (u64, u64),
     keygen: &KeyGen,
     rep: &Reporter<'_>,
     cancel: &AtomicBool,
     tx: &Sender<WorkerEvent>,
 ) -> Result<Option<String>, Error> {
     let n = job.spec.n;
-    let total = (n + job.target_queries) as f64;
+    let instances = u64::from(job.instances.max(1));
+    let total = (n * instances + job.target_queries) as f64;
+    let done_before = (counts.0 / target.max(1)) * n + n;
     let mut chunk = KeyChunk::default();
+    let (q0, fp0) = *counts;
     let (mut q, mut fp) = (0u64, 0u64);
     let mut t = Duration::ZERO;
     let began = Instant::now();
     let send = |q: u64, fp: u64, t: Duration| {
         let _ = tx.send(WorkerEvent::ExplorePartial {
             job: job.job,
-            queries: q,
-            false_positives: fp,
+            queries: q0 + q,
+            false_positives: fp0 + fp,
             ns_query: t.as_nanos() as f64 / q.max(1) as f64,
         });
     };
-    while q < job.target_queries {
+    while q < target {
         check(cancel)?;
         if began.elapsed() > job.time_budget {
             send(q, fp, t);
+            *counts = (q0 + q, fp0 + fp);
             return Ok(Some(format!(
                 "time budget of {} s reached before {} queries",
                 job.time_budget.as_secs(),
                 job.target_queries
             )));
         }
-        let end = (q + CHUNK).min(job.target_queries);
+        let end = (q + CHUNK).min(target);
         chunk.fill(keygen, q, end, true);
         let start = Instant::now();
         let mut hits = 0u64;
@@ -303,9 +336,10 @@ fn query_loop<F: Filter + ?Sized>(
         if rep.due() {
             send(q, fp, t);
         }
-        rep.progress((n + q) as f64 / total, "querying");
+        rep.progress((done_before + q0 + q) as f64 / total, "querying");
     }
     send(q, fp, t);
+    *counts = (q0 + q, fp0 + fp);
     Ok(None)
 }
 
@@ -325,33 +359,72 @@ fn run_explore(
     let n = job.spec.n;
     KeyGen::check_n(n)?;
     let total = (n + job.target_queries) as f64;
-    let built = |bits: u64, bytes: usize, fill: Option<FillMap>, ns: f64, f: &dyn Filter| {
+    let built = |(f, ns): &(AnyFilter, f64)| {
         let _ = tx.send(WorkerEvent::ExploreBuilt {
             job: job.job,
-            bits,
-            bytes,
-            fill,
-            ns_insert: ns,
+            bits: f.bits(),
+            bytes: f.bytes(),
+            fill: f.bit_vec().map(|b| fill_map(b, job.regions)),
+            ns_insert: *ns,
             model_fpr: f.expected_fpr(),
             details: f.details(),
         });
     };
-    let (f, ns) = if job.spec.kind.caps().static_set {
+    let instances = u64::from(job.instances.max(1));
+    if instances == 1 {
+        let f = build_instance(&job.spec, &keygen, total, &rep, cancel)?;
+        built(&f);
+        return query_loop(&f.0, job, job.target_queries, &keygen, &rep, cancel, tx);
+    }
+    // Several independently seeded filters (hash seed and keys), the queries split among
+    // them; each instance's rate is reported, the counts are cumulative.
+    let per = job.target_queries.div_ceil(instances);
+    let (mut q, mut fp) = (0u64, 0u64);
+    for t in 0..instances {
+        let seed = bloomlab::hash::mix64(job.key_seed.wrapping_add(t));
+        let spec = FilterSpec {
+            seed: job.spec.seed ^ seed,
+            ..job.spec.clone()
+        };
+        let keygen = KeyGen::new(job.keys, seed);
+        let f = build_instance(&spec, &keygen, total, &rep, cancel)?;
+        if t == 0 {
+            built(&f);
+        }
+        let mut counts = (q, fp);
+        let stopped = query_counted(&f.0, job, per, &mut counts, &keygen, &rep, cancel, tx)?;
+        let rate = (counts.1 - fp) as f64 / (counts.0 - q).max(1) as f64;
+        (q, fp) = counts;
+        let _ = tx.send(WorkerEvent::ExploreInstance { job: job.job, rate });
+        if stopped.is_some() {
+            return Ok(stopped);
+        }
+    }
+    Ok(None)
+}
+
+/// Build one filter of `spec` holding the first n keys of `keygen`, and its ns per insert.
+fn build_instance(
+    spec: &FilterSpec,
+    keygen: &KeyGen,
+    total: f64,
+    rep: &Reporter<'_>,
+    cancel: &AtomicBool,
+) -> Result<(AnyFilter, f64), Error> {
+    let n = spec.n;
+    if spec.kind.caps().static_set {
         // A static set (xor) is built from all its keys at once.
         let mut keys = KeyChunk::default();
-        keys.fill(&keygen, 0, n, false);
+        keys.fill(keygen, 0, n, false);
         rep.progress(0.0, "building");
         let start = Instant::now();
-        let f = job.spec.build_from(keys.iter())?;
-        (f, start.elapsed().as_nanos() as f64 / n.max(1) as f64)
+        let f = spec.build_from(keys.iter())?;
+        Ok((f, start.elapsed().as_nanos() as f64 / n.max(1) as f64))
     } else {
-        let mut f = job.spec.build()?;
-        let ns = insert_all(&mut f, &keygen, n, total, &rep, cancel)?;
-        (f, ns)
-    };
-    let fill = f.bit_vec().map(|b| fill_map(b, job.regions));
-    built(f.bits(), f.bytes(), fill, ns, &f);
-    query_loop(&f, job, &keygen, &rep, cancel, tx)
+        let mut f = spec.build()?;
+        let ns = insert_all(&mut f, keygen, n, total, rep, cancel)?;
+        Ok((f, ns))
+    }
 }
 
 fn outcome_of<T>(e: Error) -> Result<RowOutcome<T>, Error> {
@@ -530,6 +603,7 @@ mod tests {
         };
         rt.exec(vec![Cmd::StartExplore(ExploreJob {
             job: 5,
+            instances: 1,
             spec,
             keys: KeyKind::U64,
             key_seed: 1,
@@ -581,6 +655,52 @@ mod tests {
     }
 
     #[test]
+    fn small_filters_are_measured_over_independent_instances() {
+        // n = 1, m = 8, k = 6 (optimal): the exact rate 4.344% is a property of the design;
+        // one instance's rate is 0, or (j/8)^6 for the j bits its one key set.
+        let (tx, rx) = channel();
+        let mut rt = Runtime::new(tx);
+        let spec = FilterSpec {
+            n: 1,
+            m: Some(8),
+            ..FilterSpec::default()
+        };
+        rt.exec(vec![Cmd::StartExplore(ExploreJob {
+            job: 9,
+            instances: 16,
+            spec,
+            keys: KeyKind::U64,
+            key_seed: 1,
+            target_queries: 160_000,
+            time_budget: Duration::from_secs(30),
+            regions: 64,
+        })]);
+        let evs = collect(&rx, Duration::from_secs(60));
+        let rates: Vec<f64> = evs
+            .iter()
+            .filter_map(|e| match e {
+                WorkerEvent::ExploreInstance { job: 9, rate } => Some(*rate),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(rates.len(), 16);
+        // Independently seeded: not one filter measured 16 times.
+        let distinct = rates
+            .iter()
+            .map(|r| (r * 1e6).round() as u64)
+            .collect::<std::collections::BTreeSet<_>>();
+        assert!(distinct.len() >= 3, "{rates:?}");
+        let last = evs.iter().rev().find_map(|e| match e {
+            WorkerEvent::ExplorePartial { queries, .. } => Some(*queries),
+            _ => None,
+        });
+        assert_eq!(last, Some(160_000));
+        let (_, lo, hi) = stats::mean_ci95(&rates);
+        let exact = theory::fpr_exact(8, 1, 6);
+        assert!(lo <= exact && exact <= hi, "{lo} {exact} {hi} {rates:?}");
+    }
+
+    #[test]
     fn explore_measures_a_cuckoo_filter_without_a_fill_picture() {
         let (tx, rx) = channel();
         let mut rt = Runtime::new(tx);
@@ -592,6 +712,7 @@ mod tests {
         };
         rt.exec(vec![Cmd::StartExplore(ExploreJob {
             job: 9,
+            instances: 1,
             spec,
             keys: KeyKind::U64,
             key_seed: 1,
@@ -644,6 +765,7 @@ mod tests {
             };
             rt.exec(vec![Cmd::StartExplore(ExploreJob {
                 job: 4,
+                instances: 1,
                 spec,
                 keys: KeyKind::U64,
                 key_seed: 1,
@@ -734,6 +856,7 @@ mod tests {
         let mut rt = Runtime::new(tx);
         rt.exec(vec![Cmd::StartExplore(ExploreJob {
             job: 3,
+            instances: 1,
             spec: FilterSpec {
                 n: 2_000,
                 m: Some(19_171),

@@ -2,14 +2,14 @@
 
 use std::time::Duration;
 
-use bloomlab::filter::Sizing;
 use bloomlab::hash::{HashId, StrategyId};
 use bloomlab::workload::KeyKind;
-use bloomlab::{FilterKind, FilterSpec, theory};
+use bloomlab::{FilterKind, theory};
 
 use super::{cycle, fresh_job, info, pause_others, queries_for, refusal};
 use crate::tui::fmt;
 use crate::tui::msg::{Cmd, ExploreJob, Msg, Slot};
+use crate::tui::sizing;
 use crate::tui::state::{
     ChartView, Design, ExploreRun, FILL_REGIONS, Field, Level, MAX_M, MAX_N, MIN_P, MIN_QUERIES,
     RunStatus, State, Tab,
@@ -36,7 +36,30 @@ pub(super) fn start_explore(s: &mut State) -> Vec<Cmd> {
             return vec![Cmd::Cancel(Slot::Explore)];
         }
     };
-    if let Some(why) = refusal(s, d.m_actual, d.n, MIN_QUERIES, "explore") {
+    let spec = s.explore.params.spec();
+    let foot = match s.explore.footprint() {
+        Some(Ok(f)) => f.clone(),
+        Some(Err(e)) => {
+            let why = format!("explore not measured: {e}");
+            s.explore.run = ExploreRun {
+                status: RunStatus::Refused(why.clone()),
+                ..ExploreRun::default()
+            };
+            info(s, Level::Warn, format!("{why}; theory shown"));
+            return vec![Cmd::Cancel(Slot::Explore)];
+        }
+        // Being sized in the background: measured once its size is known.
+        None => {
+            s.explore.run = ExploreRun {
+                phase: "sizing",
+                ..ExploreRun::default()
+            };
+            return vec![Cmd::Cancel(Slot::Explore)];
+        }
+    };
+    let instances = sizing::instances_for(foot.bits);
+    let inserts = d.n.saturating_mul(u64::from(instances));
+    if let Some(why) = refusal(s, foot.bits, inserts, MIN_QUERIES, "explore") {
         s.explore.run = ExploreRun {
             status: RunStatus::Refused(why.clone()),
             ..ExploreRun::default()
@@ -53,23 +76,14 @@ pub(super) fn start_explore(s: &mut State) -> Vec<Cmd> {
         phase: "starting",
         design: Some((d.m_actual, d.n, d.k)),
         target,
+        instances,
         ..ExploreRun::default()
     };
     let mut cmds = pause_others(s, Slot::Explore);
-    let sized_by_bits = p.kind.caps().sizing == Sizing::Bits;
     cmds.push(Cmd::StartExplore(ExploreJob {
         job,
-        spec: FilterSpec {
-            kind: p.kind,
-            hash: p.hash,
-            strategy: p.strategy,
-            n: d.n,
-            p: Some(p.p),
-            // Scalable and cuckoo filters size themselves from n and p only.
-            m: sized_by_bits.then_some(d.m),
-            k: sized_by_bits.then_some(d.k),
-            ..FilterSpec::default()
-        },
+        spec,
+        instances,
         keys: p.keys,
         key_seed: s.explore.key_seed,
         target_queries: target,
@@ -115,10 +129,37 @@ fn exact_cmds(s: &mut State, d: &Design) -> Vec<Cmd> {
 
 /// The Explore parameters changed: refresh theory, restart the measurement.
 pub(super) fn explore_changed(s: &mut State) -> Vec<Cmd> {
+    let mut sizing_cmds = Vec::new();
+    if s.explore.footprint().is_none() {
+        let spec = s.explore.params.spec();
+        let f = match s.explore.params.design() {
+            // The standard filter's memory is its design's, at any size.
+            Ok(d) if spec.kind == FilterKind::Standard => Some(Ok(sizing::Footprint {
+                bits: d.m_actual,
+                bytes: d.bytes,
+                k: d.k,
+            })),
+            _ if sizing::bits_estimate(&spec) <= sizing::INLINE_BUILD_BITS
+                || spec.kind.caps().static_set =>
+            {
+                Some(sizing::footprint(&spec, sizing::MAX_BUILD_BITS))
+            }
+            _ => None,
+        };
+        match f {
+            Some(f) => s.explore.footprint = Some((spec, f)),
+            None if s.explore.footprint_pending.as_ref() == Some(&spec) => {}
+            None => {
+                s.explore.footprint_pending = Some(spec.clone());
+                sizing_cmds.push(Cmd::Footprint(spec));
+            }
+        }
+    }
     let mut cmds = match s.explore.params.design() {
         Ok(d) => exact_cmds(s, &d),
         Err(_) => Vec::new(),
     };
+    cmds.extend(sizing_cmds);
     if s.tab == Tab::Explore {
         cmds.extend(start_explore(s));
     } else {
@@ -126,6 +167,26 @@ pub(super) fn explore_changed(s: &mut State) -> Vec<Cmd> {
         cmds.push(Cmd::Cancel(Slot::Explore));
     }
     cmds
+}
+
+/// A background sizing finished: keep it if it is still the current spec, then measure.
+pub(super) fn footprint_done(
+    s: &mut State,
+    spec: bloomlab::FilterSpec,
+    f: Result<sizing::Footprint, String>,
+) -> Vec<Cmd> {
+    if s.explore.footprint_pending.as_ref() == Some(&spec) {
+        s.explore.footprint_pending = None;
+    }
+    if spec != s.explore.params.spec() {
+        return Vec::new();
+    }
+    s.explore.footprint = Some((spec, f));
+    if s.tab == Tab::Explore {
+        start_explore(s)
+    } else {
+        Vec::new()
+    }
 }
 
 pub(super) fn explore_msg(s: &mut State, msg: Msg) -> Vec<Cmd> {

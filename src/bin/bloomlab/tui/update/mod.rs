@@ -12,7 +12,7 @@ mod tests;
 mod walkthrough;
 
 use compare::{compare_msg, ensure_compare};
-use explore::{explore_changed, explore_msg, start_explore};
+use explore::{explore_changed, explore_msg, footprint_done, start_explore};
 use hashes::{ensure_hashes, hashes_msg};
 use walkthrough::walk_msg;
 
@@ -175,6 +175,9 @@ fn worker_event(s: &mut State, ev: WorkerEvent) -> Vec<Cmd> {
                 s.speed.ns_insert = ns_insert;
             }
         }
+        WorkerEvent::ExploreInstance { job, rate } if job == s.explore.run.job => {
+            s.explore.run.rates.push(rate);
+        }
         WorkerEvent::ExplorePartial {
             job,
             queries,
@@ -227,6 +230,7 @@ fn worker_event(s: &mut State, ev: WorkerEvent) -> Vec<Cmd> {
                 _ => {}
             }
         }
+        WorkerEvent::Footprint { spec, footprint } => return footprint_done(s, spec, footprint),
         WorkerEvent::Exact { m, n, k, value } => {
             if s.explore.exact_pending == Some((m, n, k)) {
                 s.explore.exact_pending = None;

@@ -28,14 +28,25 @@ fn started_explore(cmds: &[Cmd]) -> Option<&ExploreJob> {
     })
 }
 
+/// (bits, k) of the filter a job builds.
+fn built(job: &ExploreJob) -> (u64, u32) {
+    use bloomlab::Filter;
+    let f = job.spec.build().unwrap();
+    (f.bits(), f.k())
+}
+
 #[test]
 fn init_starts_a_measurement_of_the_design() {
     let mut s = State::new();
     let cmds = init(&mut s);
     let job = started_explore(&cmds).expect("a job");
-    assert_eq!(job.spec.m, Some(9_585_058));
-    assert_eq!(job.spec.k, Some(7));
-    assert_eq!(job.spec.n, 1_000_000);
+    // Sized by the kind's own rule: the spec `measure --n 1000000 --p 0.01` uses.
+    assert_eq!(
+        job.spec,
+        bloomlab::FilterSpec::new(FilterKind::Standard, 1_000_000, 0.01)
+    );
+    assert_eq!(built(job), (9_585_058, 7));
+    assert_eq!(job.instances, 1);
     assert_eq!(s.explore.run.status, RunStatus::Running);
     assert_eq!(s.explore.run.job, job.job);
     // (1.96/0.02)^2 · 0.99/0.01004 ≈ 947k queries for a 2% interval.
@@ -56,10 +67,15 @@ fn typed_n_and_p_resize_and_restart() {
     let cmds = typed(&mut s, Field::N, "10,000");
     let job = started_explore(&cmds).expect("restarted");
     assert!(job.job > old_job);
-    assert_eq!(job.spec.m, Some(95_850));
+    assert_eq!((job.spec.n, job.spec.m), (10_000, None));
+    assert_eq!(built(job).0, 95_850);
     let cmds = typed(&mut s, Field::P, "0.1%");
     let job = started_explore(&cmds).expect("restarted");
-    assert_eq!((job.spec.m, job.spec.k), (Some(143_775), Some(10)));
+    assert_eq!(
+        (job.spec.m, job.spec.k, job.spec.p),
+        (None, None, Some(0.001))
+    );
+    assert_eq!(built(job), (143_775, 10));
     // Bad input: refused with a message, nothing restarted, still editing.
     let cmds = typed(&mut s, Field::P, "150%");
     assert!(cmds.is_empty());
@@ -81,7 +97,10 @@ fn k_pins_and_auto_unpins() {
     assert_eq!(started_explore(&cmds).unwrap().spec.k, Some(8));
     assert_eq!(s.explore.params.k_pin, Some(8));
     let cmds = update(&mut s, Msg::Auto);
-    assert_eq!(started_explore(&cmds).unwrap().spec.k, Some(7));
+    // Unpinned: the kind's own rule (k = 7 at n = 10^6, p = 1%).
+    let job = started_explore(&cmds).unwrap();
+    assert_eq!(job.spec.k, None);
+    assert_eq!(built(job).1, 7);
     assert_eq!(s.explore.params.k_pin, None);
 }
 
@@ -423,4 +442,37 @@ fn quitting_cancels_everything() {
     let cmds = update(&mut s, Msg::Quit);
     assert!(s.quit);
     assert_eq!(cmds.len(), 3);
+}
+
+#[test]
+fn large_filters_are_sized_in_the_background_then_measured() {
+    use crate::tui::sizing;
+    let mut s = State::new();
+    init(&mut s);
+    typed(&mut s, Field::N, "20,000,000");
+    s.explore.field = Field::Kind;
+    // standard → counting: ~767M bits estimated, over the inline limit.
+    let cmds = update(&mut s, Msg::Right);
+    assert_eq!(s.explore.params.kind, FilterKind::Counting);
+    let spec = cmds
+        .iter()
+        .find_map(|c| match c {
+            Cmd::Footprint(spec) => Some(spec.clone()),
+            _ => None,
+        })
+        .expect("sized in the background");
+    assert!(started_explore(&cmds).is_none(), "{cmds:?}");
+    assert_eq!(spec, s.explore.params.spec());
+    let footprint = sizing::footprint(&spec, sizing::MAX_BUILD_BITS);
+    let bytes = footprint.as_ref().unwrap().bytes;
+    let cmds = update(
+        &mut s,
+        Msg::worker(WorkerEvent::Footprint { spec, footprint }),
+    );
+    let job = started_explore(&cmds).expect("measured once sized");
+    assert_eq!(job.spec.kind, FilterKind::Counting);
+    assert_eq!(job.spec.m, None);
+    // 4-bit counters: four times the standard filter's bytes (to a word).
+    let std_bytes = s.explore.params.design().unwrap().bytes;
+    assert!(bytes.abs_diff(4 * std_bytes) < 16, "{bytes} {std_bytes}");
 }

@@ -16,7 +16,7 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
     let c = &s.compare;
     let p = &s.explore.params;
     let (n, pp) = c.key.as_ref().map_or((p.n, p.p), |k| (k.n, k.p));
-    let table_h = (FilterKind::ALL.len() + 4) as u16;
+    let table_h = (FilterKind::ALL.len() + 5) as u16;
     let [head, table, chart, gauge] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(table_h),
@@ -116,6 +116,10 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
             "yes",
             "yes"
         ),
+        Style::default().fg(ACCENT),
+    )));
+    lines.push(Line::from(Span::styled(
+        "each kind sized by its own rule; 95%: one filter of each (its queries)",
         Style::default().fg(ACCENT),
     )));
     f.render_widget(
@@ -253,5 +257,11 @@ mod tests {
         }
         let wide = render_text(&s, 140, 40);
         assert!(wide.contains("95% interval"), "{wide}");
+        assert!(
+            wide.contains("95%: one filter of each (its queries)"),
+            "{wide}"
+        );
+        // Every kind by its own rule: the job's spec carries n and p, never the standard's m, k.
+        assert_eq!((job.base.m, job.base.k), (None, None));
     }
 }

@@ -10,7 +10,7 @@ use ratatui::widgets::{Axis, Block, Chart, Dataset, GraphType, LineGauge, Paragr
 
 use super::{ACCENT, BAD, MARK, MEASURED, bold, selected};
 use crate::tui::fmt;
-use crate::tui::state::{ChartView, Design, Explore, Field, RunStatus, State};
+use crate::tui::state::{ChartView, Design, Explore, ExploreRun, Field, RunStatus, State};
 
 pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
     let e = &s.explore;
@@ -74,7 +74,11 @@ fn field_value(e: &Explore, d: Option<&Design>, field: Field) -> (String, &'stat
         ),
         Field::M => (
             d.map_or("-".into(), |d| fmt::int(d.m)),
-            if p.m_pin.is_some() { "pinned" } else { "auto" },
+            match (p.m_pin, p.spec().m) {
+                (Some(_), None) => "unused: own sizing",
+                (Some(_), Some(_)) => "pinned",
+                (None, _) => "auto",
+            },
         ),
         Field::BitsPerKey => (
             d.map_or("-".into(), |d| format!("{:.3}", d.m as f64 / d.n as f64)),
@@ -82,7 +86,11 @@ fn field_value(e: &Explore, d: Option<&Design>, field: Field) -> (String, &'stat
         ),
         Field::K => (
             d.map_or("-".into(), |d| d.k.to_string()),
-            if p.k_pin.is_some() { "pinned" } else { "auto" },
+            match (p.k_pin, p.spec().k) {
+                (Some(_), None) => "unused: own sizing",
+                (Some(_), Some(_)) => "pinned",
+                (None, _) => "auto",
+            },
         ),
         Field::Kind => (p.kind.name().into(), ""),
         Field::Hash => (p.hash.name().into(), ""),
@@ -122,9 +130,9 @@ fn draw_controls(f: &mut Frame<'_>, e: &Explore, d: Option<&Design>, area: Rect)
     );
 }
 
-fn draw_numbers(f: &mut Frame<'_>, e: &Explore, d: &Design, area: Rect) {
-    let r = &e.run;
-    let mut lines = Vec::new();
+/// The memory lines: the standard filter's design, or the chosen kind's own footprint.
+fn memory_lines(e: &Explore, d: &Design, lines: &mut Vec<Line<'_>>) -> Option<u64> {
+    let kind = e.params.kind;
     let m_note = if d.m_actual != d.m {
         format!(" ({} rounded up to words)", fmt::int(d.m))
     } else if d.m_pinned {
@@ -132,15 +140,60 @@ fn draw_numbers(f: &mut Frame<'_>, e: &Explore, d: &Design, area: Rect) {
     } else {
         " (from n, p)".into()
     };
-    lines.push(Line::from(vec![
-        Span::styled(format!("m = {} bits", fmt::int(d.m_actual)), bold()),
-        Span::raw(m_note),
-    ]));
-    lines.push(Line::from(format!(
-        "  = {} bytes ({})",
-        fmt::int(d.bytes),
-        fmt::bytes(d.bytes as f64)
-    )));
+    if kind == bloomlab::FilterKind::Standard {
+        lines.push(Line::from(vec![
+            Span::styled(format!("m = {} bits", fmt::int(d.m_actual)), bold()),
+            Span::raw(m_note),
+        ]));
+        lines.push(Line::from(format!(
+            "  = {} bytes ({})",
+            fmt::int(d.bytes),
+            fmt::bytes(d.bytes as f64)
+        )));
+        return Some(d.bytes);
+    }
+    match e.footprint() {
+        Some(Ok(fp)) => {
+            lines.push(Line::from(vec![
+                Span::styled(format!("{kind} {} bits", fmt::int(fp.bits)), bold()),
+                Span::raw(format!(" k {}", fp.k)),
+            ]));
+            lines.push(Line::from(format!(
+                "  = {} bytes ({})",
+                fmt::int(fp.bytes),
+                fmt::bytes(fp.bytes as f64)
+            )));
+            Some(fp.bytes)
+        }
+        Some(Err(why)) => {
+            lines.push(Line::from(Span::styled(
+                format!("{kind}: {why}"),
+                bold().fg(BAD),
+            )));
+            None
+        }
+        None => {
+            lines.push(Line::from(format!("{kind}: sizing…")));
+            None
+        }
+    }
+}
+
+fn draw_numbers(f: &mut Frame<'_>, e: &Explore, d: &Design, area: Rect) {
+    let r = &e.run;
+    let mut lines = Vec::new();
+    let bytes = memory_lines(e, d, &mut lines);
+    let standard = e.params.kind == bloomlab::FilterKind::Standard;
+    if !standard {
+        lines.push(Line::from(Span::styled(
+            format!(
+                "FPR theory: standard, m {} k {}",
+                fmt::si(d.m_actual as f64),
+                d.k
+            ),
+            Style::default().fg(ACCENT),
+        )));
+    }
     let k_note = if d.k_pinned {
         format!(" (pinned; optimal {})", d.k_opt)
     } else {
@@ -150,12 +203,20 @@ fn draw_numbers(f: &mut Frame<'_>, e: &Explore, d: &Design, area: Rect) {
         Span::styled(format!("k = {}", d.k), bold().fg(MARK)),
         Span::raw(k_note),
     ]));
-    lines.push(Line::from(format!(
-        "bits/key {:.3}  bound {:.2} (+{:.0}%)",
-        d.bits_per_key,
-        d.lower_bound,
-        d.overhead * 100.0
-    )));
+    // Bits per key of what is allocated (the kind's bytes, as `measure` counts them).
+    let bpk = if standard {
+        Some(d.bits_per_key)
+    } else {
+        bytes.map(|b| b as f64 * 8.0 / d.n as f64)
+    };
+    if let Some(bpk) = bpk {
+        lines.push(Line::from(format!(
+            "bits/key {:.3}  bound {:.2} (+{:.0}%)",
+            bpk,
+            d.lower_bound,
+            (bpk / d.lower_bound - 1.0) * 100.0
+        )));
+    }
     lines.push(Line::from(vec![
         Span::raw("FPR classic  "),
         Span::styled(fmt::prob(d.classic), bold().fg(ACCENT)),
@@ -165,29 +226,7 @@ fn draw_numbers(f: &mut Frame<'_>, e: &Explore, d: &Design, area: Rect) {
         None => Span::raw("computing…"),
     };
     lines.push(Line::from(vec![Span::raw("FPR exact    "), exact]));
-    match (r.fpr(), &r.status) {
-        (Some((fpr, lo, hi)), _) => {
-            lines.push(Line::from(vec![
-                Span::raw("measured     "),
-                Span::styled(fmt::prob(fpr), bold().fg(MEASURED)),
-                Span::raw(format!(" of {} q", fmt::si(r.queries as f64))),
-            ]));
-            lines.push(Line::from(format!(
-                "  95% [{}, {}]",
-                fmt::prob(lo),
-                fmt::prob(hi)
-            )));
-        }
-        (None, RunStatus::Refused(_)) => lines.push(Line::from(Span::styled(
-            "measured     refused (see status)",
-            Style::default().fg(MARK),
-        ))),
-        (None, RunStatus::Failed(why)) => lines.push(Line::from(Span::styled(
-            format!("measured     failed: {why}"),
-            Style::default().fg(BAD),
-        ))),
-        (None, _) => lines.push(Line::from("measured     …")),
-    }
+    measured_lines(r, &mut lines);
     lines.push(Line::from(format!(
         "past capacity: 2n {} · 10n {}",
         fmt::prob(theory::fpr_classic(d.m_actual, d.n.saturating_mul(2), d.k)),
@@ -197,10 +236,12 @@ fn draw_numbers(f: &mut Frame<'_>, e: &Explore, d: &Design, area: Rect) {
         "HashSet<u64> ≈ {} (estimate)",
         fmt::bytes(d.hashset_bytes as f64)
     )));
-    lines.push(Line::from(format!(
-        "  = {:.1}× the filter",
-        d.hashset_bytes as f64 / d.bytes.max(1) as f64
-    )));
+    if let Some(b) = bytes {
+        lines.push(Line::from(format!(
+            "  = {:.1}× the filter",
+            d.hashset_bytes as f64 / b.max(1) as f64
+        )));
+    }
     if let Some(model) = r.model_fpr
         && !e.params.kind.caps().bit_array
     {
@@ -217,12 +258,6 @@ fn draw_numbers(f: &mut Frame<'_>, e: &Explore, d: &Design, area: Rect) {
             fmt::ns(q)
         )));
     }
-    if !e.params.kind.caps().bit_array {
-        lines.push(Line::from(Span::styled(
-            "theory lines: a standard filter of this m, k",
-            Style::default().fg(ACCENT),
-        )));
-    }
     for (k, v) in &r.details {
         lines.push(Line::from(format!("{k}: {v}")));
     }
@@ -230,6 +265,49 @@ fn draw_numbers(f: &mut Frame<'_>, e: &Explore, d: &Design, area: Rect) {
         Paragraph::new(lines).block(Block::bordered().title(" Numbers ")),
         area,
     );
+}
+
+/// The measured rate and what its 95% interval covers: one filter's queries (Wilson), or the
+/// design over several independently seeded filters (Student's t over their rates).
+fn measured_lines(r: &ExploreRun, lines: &mut Vec<Line<'_>>) {
+    let t = r.instances;
+    match (r.fpr(), &r.status) {
+        (Some((fpr, lo, hi)), _) => {
+            let what = if t > 1 {
+                format!(" over {t} filters")
+            } else {
+                format!(" of {} q", fmt::si(r.queries as f64))
+            };
+            lines.push(Line::from(vec![
+                Span::raw("measured     "),
+                Span::styled(fmt::prob(fpr), bold().fg(MEASURED)),
+                Span::raw(what),
+            ]));
+            let covers = if t > 1 {
+                format!(" {} q", fmt::si(r.queries as f64))
+            } else {
+                " one filter".into()
+            };
+            lines.push(Line::from(format!(
+                "  95% [{}, {}]{covers}",
+                fmt::prob(lo),
+                fmt::prob(hi)
+            )));
+        }
+        (None, RunStatus::Refused(_)) => lines.push(Line::from(Span::styled(
+            "measured     refused (see status)",
+            Style::default().fg(MARK),
+        ))),
+        (None, RunStatus::Failed(why)) => lines.push(Line::from(Span::styled(
+            format!("measured     failed: {why}"),
+            Style::default().fg(BAD),
+        ))),
+        (None, _) if t > 1 => lines.push(Line::from(format!(
+            "measured     … {} of {t} filters",
+            r.rates.len()
+        ))),
+        (None, _) => lines.push(Line::from("measured     …")),
+    }
 }
 
 fn log10c(p: f64, floor: f64) -> f64 {
@@ -712,7 +790,7 @@ mod tests {
         let t = render_text(&s, 120, 40);
         has(&t, "measured     1.004% of 1M q");
         // Wilson 95% interval for 10,040 of 1,000,000.
-        has(&t, "95% [0.9846%, 1.024%]");
+        has(&t, "95% [0.9846%, 1.024%] one filter");
         // 4,967,000 / 9,585,058 = 0.5182 against 1 − e^(−7/9.585) = 0.5182; no cell is off.
         has(&t, "fill 0.5182 · 1−e^(−kn/m) 0.5182");
         has(&t, "· 0 of 432 cells off >4σ");
@@ -860,6 +938,100 @@ mod tests {
         assert_eq!((c.p, s.explore.params.p), (Some(0.001), 0.001));
         same(&s, &c);
         has(&render_text(&s, 80, 24), "p (target)  0.1000%");
+    }
+
+    #[test]
+    fn every_kind_shows_the_memory_measure_reports() {
+        // At n = 10^6, p = 1%, the memory Explore shows for each kind equals the `bytes` that
+        // `bloomlab measure --filter K --n 1000000 --p 0.01` reports (its library call,
+        // `measure` of `FilterSpec::new(kind, n, p)`).
+        use bloomlab::measure::{Control, MeasureConfig, measure};
+        use bloomlab::workload::KeyKind;
+        use bloomlab::{FilterKind, FilterSpec};
+        let mut s = State::new();
+        init(&mut s);
+        s.explore.field = Field::Kind;
+        for (i, kind) in FilterKind::ALL.into_iter().enumerate() {
+            if i > 0 {
+                update(&mut s, Msg::Right);
+            }
+            assert_eq!(s.explore.params.kind, kind);
+            let cfg = MeasureConfig {
+                queries: 1_000,
+                ..MeasureConfig::new(FilterSpec::new(kind, 1_000_000, 0.01), KeyKind::U64)
+            };
+            let m = measure(&cfg, &Control::default()).unwrap();
+            let t = render_text(&s, 80, 24);
+            let shown = format!("= {} bytes", crate::tui::fmt::int(m.bytes as u64));
+            has(&t, &shown);
+            let bpk = format!("bits/key {:.3}", m.bytes as f64 * 8.0 / 1e6);
+            has(&t, &bpk);
+            assert!(!t.contains("invalid"), "{kind}: {t}");
+            if kind != FilterKind::Standard {
+                // The FPR lines are a standard filter's, and say so.
+                has(&t, "FPR theory: standard, m 9.6M k 7");
+            }
+            eprintln!("{kind}: shown {shown} · measure bytes {}", m.bytes);
+        }
+    }
+
+    #[test]
+    fn split_block_with_a_pinned_k_is_sized_by_its_own_rule() {
+        let mut s = State::new();
+        init(&mut s);
+        type_into(&mut s, Field::K, "7");
+        s.explore.field = Field::Kind;
+        while s.explore.params.kind != bloomlab::FilterKind::SplitBlock {
+            update(&mut s, Msg::Right);
+        }
+        let t = render_text(&s, 80, 24);
+        assert!(!t.contains("invalid k"), "{t}");
+        let line = line_with(&t, "k (hashes)").unwrap();
+        assert!(line.contains("unused: own sizing"), "{line}");
+        // 1,316,160 bytes: Parquet's blocks for n = 10^6, p = 1%, k fixed at 8.
+        has(&t, "split-block 10,529,280 bits k 8");
+        has(&t, "= 1,316,160 bytes");
+    }
+
+    #[test]
+    fn small_m_interval_is_over_sixteen_filters() {
+        use crate::tui::sizing::SMALL_INSTANCES;
+        let mut s = State::new();
+        init(&mut s);
+        type_into(&mut s, Field::N, "1");
+        type_into(&mut s, Field::M, "8");
+        let job = s.explore.run.job;
+        assert_eq!(s.explore.run.instances, SMALL_INSTANCES);
+        has(&render_text(&s, 80, 24), "measured     … 0 of 16 filters");
+        // Instance rates of n = 1, m = 8, k = 6: (j/8)^6 for the j distinct bits set.
+        let rates = [
+            0.0178, 0.0178, 0.0625, 0.0178, 0.0625, 0.0178, 0.1780, 0.0625, 0.0178, 0.0625, 0.0178,
+            0.0625, 0.0178, 0.0625, 0.0178, 0.0625,
+        ];
+        for (i, rate) in rates.into_iter().enumerate() {
+            update(
+                &mut s,
+                Msg::worker(WorkerEvent::ExploreInstance { job, rate }),
+            );
+            update(
+                &mut s,
+                Msg::worker(WorkerEvent::ExplorePartial {
+                    job,
+                    queries: 10_000 * (i as u64 + 1),
+                    false_positives: 0,
+                    ns_query: 30.0,
+                }),
+            );
+        }
+        let (mean, lo, hi) = bloomlab::stats::mean_ci95(&rates);
+        // Mean (8·0.0178 + 7·0.0625 + 0.178)/16 = 0.04737; t(15) = 2.131 standard errors.
+        assert!((mean - 0.047_369).abs() < 1e-5, "{mean}");
+        let t = render_text(&s, 80, 24);
+        use crate::tui::fmt::prob;
+        has(&t, &format!("measured     {} over 16 filters", prob(mean)));
+        has(&t, &format!("95% [{}, {}] 160k q", prob(lo), prob(hi)));
+        assert!(!t.contains("one filter"), "{t}");
+        eprintln!("mean {mean} [{lo}, {hi}]");
     }
 
     #[test]

@@ -85,13 +85,18 @@ pub const SCREENS: &[(&str, &str)] = &[
          shows the optimum is flat: k a little off costs little. The FPR-vs-n chart shows the \
          filter filling up: far below the target early, exactly the design rate at n, and \
          rising fast past it. The green mark is a real filter measured in the background, \
-         with its 95% interval narrowing as queries accumulate; the bit array shows how many \
-         bits are set against 1 − e^(−kn/m). Try the weak hash with seq keys.",
+         with its 95% interval narrowing as queries accumulate. That interval covers one \
+         filter; below 4,096 bits one filter says little about the design (its rate depends on \
+         where its few bits fell), so Explore measures 16 independently seeded filters and the \
+         interval is over them (\"over 16 filters\"). Each kind is sized by its own rule and \
+         its own memory is shown; the FPR lines are a standard filter's. The bit array shows \
+         how many bits are set against 1 − e^(−kn/m). Try the weak hash with seq keys.",
     ),
     (
         "Compare",
         "Every filter kind at the same n and p, with the hash, strategy and keys of Explore: \
-         bits per key, memory, measured FPR with its interval against the filter's theory, \
+         bits per key, memory, measured FPR with its interval (one filter of each kind) against \
+         the filter's theory, \
          nanoseconds per insert and per query, and whether it can delete or grow. The bars put \
          the memory next to a HashSet<u64> holding the same keys exactly.",
     ),
