@@ -15,7 +15,8 @@ use std::io::{self, Write};
 /// (1 to 32), `arity: u32` (3), `reserved: u32 = 0`, `seed: u64`, `len: u64` (keys given),
 /// `distinct: u64` (40 bytes); payload = the slots of [`model::layout`]`(3, distinct)`, each
 /// `f/8` bytes little-endian. The layout is not stored: it is the paper's sizing of `distinct`
-/// keys, and the payload must be exactly that table.
+/// keys as cut by the successful attempt ([`model::layout_for_attempt`]), and the payload must
+/// be exactly that table.
 impl<H: PersistHasher> Persist for BinaryFuseFilter<H> {
     const KIND: FilterKind = FilterKind::BinaryFuse;
     fn identity(&self) -> Identity {
@@ -80,7 +81,8 @@ impl<H: PersistHasher> Persist for BinaryFuseFilter<H> {
                 xor_model::MAX_KEYS
             )));
         }
-        let (l, segments, slots) = model::layout(ARITY, distinct);
+        let (l, segments, slots) =
+            model::layout_for_attempt(ARITY, distinct, attempts.saturating_sub(1));
         let want = slots * u64::from(f / 8);
         if payload.len() != want {
             return Err(corrupt(format!(
