@@ -258,6 +258,7 @@ cli_rows! {
     build_keys_line_too_long: "build --keys long.txt --p 0.01 --out x.bloom" => "invalid keys: long.txt: line 2 is longer than 65536 bytes (valid: lines (keys) of at most 65,536 bytes)";
     build_keys_without_newline: "build --keys /dev/zero --p 0.01 --out x.bloom" => "invalid keys: /dev/zero: line 1 is longer than 65536 bytes";
     build_keys_without_newline_given_n: "build --keys /dev/zero --n 10 --p 0.01 --out x.bloom" => "invalid keys: /dev/zero: line 1 is longer than 65536 bytes";
+    build_static_checks_p_before_reading_keys: "build --keys /dev/zero --filter xor --p 1e-6 --out x.bloom" => "invalid p: 0.000001 (valid: p >= 2^-16 = 1.526e-5";
     query_keys_line_too_long: "query f.bloom --keys long.txt" => "invalid keys: long.txt: line 2 is longer than 65536 bytes";
     build_key_file_endless: "build --keys keys.txt --p 0.01 --hash sip24 --key-file /dev/zero --out x.bloom" => "invalid key-file: /dev/zero (valid: a file holding exactly 32 hex digits";
     build_key_file_too_long: "build --keys keys.txt --p 0.01 --hash sip24 --key-file long.hex --out x.bloom" => "invalid key-file: long.hex (valid: a file holding exactly 32 hex digits";
