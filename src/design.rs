@@ -38,6 +38,9 @@ pub struct Design {
     pub k_optimal: f64,
     /// `(1 − e^(−kn/m))^k`.
     pub fpr_classic: f64,
+    /// Its natural logarithm ([`theory::fpr_classic_ln`]), valid below f64's range.
+    #[serde(skip)]
+    pub fpr_classic_ln: f64,
     /// The exact rate (Bose et al. 2008), once [`Design::with_exact`] computed it (`None`
     /// also where the bounded method cannot give one; 0 below f64's range: see `exact`).
     pub fpr_exact: Option<f64>,
@@ -88,8 +91,13 @@ impl Design {
             theory::check_p(p)?;
         }
         let fpr_classic = theory::fpr_classic(m, n, k);
+        let fpr_classic_ln = theory::fpr_classic_ln(m, n, k);
         let bits_per_key = m as f64 / n as f64;
-        let lower_bound = theory::lower_bound_bits_per_key(target.unwrap_or(fpr_classic));
+        // log2(1/p), from the logarithm so that a classic rate below f64's range still has one.
+        let lower_bound = target.map_or(
+            -fpr_classic_ln / std::f64::consts::LN_2,
+            theory::lower_bound_bits_per_key,
+        );
         Ok(Self {
             n,
             m,
@@ -98,6 +106,7 @@ impl Design {
             bits_per_key,
             k_optimal: theory::optimal_k_real(m, n),
             fpr_classic,
+            fpr_classic_ln,
             fpr_exact: None,
             exact: None,
             target,

@@ -623,6 +623,30 @@ pub fn format_one_in(p: f64) -> String {
     }
 }
 
+/// "1 in N" for a probability given by its natural logarithm ([`format_one_in`] where `p` is in
+/// f64's range; `ln p = −1104.48` → `"1 in 4.687e479"`).
+#[must_use]
+pub fn format_one_in_ln(ln_p: f64) -> String {
+    if ln_p.is_nan() {
+        return "n/a".into();
+    }
+    if ln_p == f64::NEG_INFINITY {
+        return "never".into();
+    }
+    if ln_p > -690.0 {
+        return format_one_in(ln_p.exp());
+    }
+    // 1/p = 10^(−log10 p); print it like format_prob_ln prints p.
+    let log10 = -ln_p / std::f64::consts::LN_10;
+    let mut e = log10.floor();
+    let mut mant = 10f64.powf(log10 - e);
+    if format!("{mant:.3}").starts_with("10") {
+        mant /= 10.0;
+        e += 1.0;
+    }
+    format!("1 in {mant:.3}e{e}")
+}
+
 /// Bits with thousands separators: `"9,585,058 bits"`.
 #[must_use]
 pub fn format_bits(bits: u64) -> String {
@@ -821,6 +845,9 @@ mod tests {
         assert_eq!(format_prob_ln(-(10f64.ln()) * 500.0), "1.000e-500");
         assert!(format_prob_bounded(-3.0, 1e-3).starts_with("n/a"));
         assert_eq!(format_prob_bounded((1.007e-18f64).ln(), 1e-12), "1.007e-18");
+        assert_eq!(format_one_in_ln(-1_104.481_916_711_89), "1 in 4.682e479");
+        assert_eq!(format_one_in_ln((0.01f64).ln()), "1 in 100");
+        assert_eq!(format_one_in_ln(f64::NEG_INFINITY), "never");
     }
 
     #[test]

@@ -153,6 +153,24 @@ pub fn fpr_classic(m: u64, n: u64, k: u32) -> f64 {
 }
 // ANCHOR_END: fpr_classic
 
+/// The natural logarithm of [`fpr_classic`], `k·ln(1 − e^(−kn/m))`: the same formula, valid far
+/// below f64's range (m = 10¹⁰, n = 5, k = 64 gives about 10^−479.7, where `fpr_classic` is 0).
+///
+/// ```
+/// let ln = bloomlab::theory::fpr_classic_ln(10_000_000_000, 5, 64);
+/// assert!((ln / std::f64::consts::LN_10 + 479.67).abs() < 0.01, "{ln}");
+/// let (m, n, k) = (9_585_058, 1_000_000, 7);
+/// assert!((bloomlab::theory::fpr_classic_ln(m, n, k).exp() / bloomlab::theory::fpr_classic(m, n, k) - 1.0).abs() < 1e-12);
+/// ```
+#[must_use]
+pub fn fpr_classic_ln(m: u64, n: u64, k: u32) -> f64 {
+    if m == 0 {
+        return 0.0;
+    }
+    let x = -(f64::from(k) * n as f64 / m as f64);
+    f64::from(k) * (-x.exp_m1()).ln()
+}
+
 /// Bloom's own form `(1 − (1 − 1/m)^(kn))^k` (Bloom 1970, "Space/Time Trade-offs in Hash Coding
 /// with Allowable Errors", CACM 13(7)): the expected fill is exact, but treating the k probes of
 /// a query as independent of the fill is not.

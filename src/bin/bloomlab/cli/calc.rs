@@ -4,7 +4,7 @@ use super::out::outln;
 use super::{human_bytes, parse_filter, parse_k, parse_m, parse_n, parse_p, pct, thousands};
 use bloomlab::design::Design;
 use bloomlab::theory::rules::{self, Allocation, Rule};
-use bloomlab::units::{format_one_in, format_prob_bounded};
+use bloomlab::units::{format_one_in, format_one_in_ln, format_prob_bounded, format_prob_ln};
 use bloomlab::{Error, Filter, FilterKind, FilterSpec, Param, Result, theory};
 
 /// Size a Bloom filter. Give any sensible subset of n, p, m, k:
@@ -84,6 +84,9 @@ pub struct Solution {
     pub bits_per_key: f64,
     /// (1 − e^(−kn/m))^k.
     pub fpr_classic: f64,
+    /// Its natural logarithm (valid below f64's range, where `fpr_classic` is 0).
+    #[serde(skip)]
+    pub fpr_classic_ln: f64,
     /// The exact rate (Bose et al. 2008); 0 where it is below f64's range (see
     /// `fpr_exact_log10`).
     pub fpr_exact: Option<f64>,
@@ -169,6 +172,7 @@ pub fn solve(a: &Args) -> Result<Solution> {
                 bytes: None,
                 bits_per_key: bpk,
                 fpr_classic: p,
+                fpr_classic_ln: p.ln(),
                 fpr_exact: None,
                 fpr_exact_log10: None,
                 fpr_exact_rel_error: None,
@@ -192,6 +196,7 @@ pub fn solve(a: &Args) -> Result<Solution> {
         bytes: Some(d.bytes),
         bits_per_key: d.bits_per_key,
         fpr_classic: d.fpr_classic,
+        fpr_classic_ln: d.fpr_classic_ln,
         fpr_exact: d.fpr_exact,
         fpr_exact_log10: d.exact.map(|e| e.ln_value / std::f64::consts::LN_10),
         fpr_exact_rel_error: d.exact.map(|e| e.rel_error),
@@ -442,13 +447,13 @@ pub fn run(a: &Args) -> Result<()> {
     match &s.fpr_exact_text {
         Some(e) => outln!(
             "  FPR       classic {} ({})   exact {e}",
-            pct(s.fpr_classic),
-            format_one_in(s.fpr_classic),
+            format_prob_ln(s.fpr_classic_ln),
+            format_one_in_ln(s.fpr_classic_ln),
         )?,
         None => outln!(
             "  FPR       {} ({})",
-            pct(s.fpr_classic),
-            format_one_in(s.fpr_classic)
+            format_prob_ln(s.fpr_classic_ln),
+            format_one_in_ln(s.fpr_classic_ln)
         )?,
     }
     if let Some(f) = s.expected_fill {
