@@ -1,6 +1,6 @@
 //! The binary fuse filter, 3-wise (Graf & Lemire 2022).
 
-use super::static_set::{self, KeyHashes, MAX_ATTEMPTS, Peeler, Slot, Table};
+use super::static_set::{self, KeyHashes, Slot, Table};
 use crate::error::{Error, Result};
 use crate::filter::{Filter, FilterKind};
 use crate::hash::{HashId, ItemHasher, StrategyId, Xxh3};
@@ -23,7 +23,7 @@ pub const ARITY: u32 = 3;
 ///   `max(1.125, 0.875 + 0.25·ln 10⁶/ln n)` is above 1.125 below 10⁶ keys).
 /// * **Construction** from the whole set: the deduplicated hashes are mixed with a seed and
 ///   *sorted*, which orders the keys by window, so the peeling walks the table nearly in order
-///   (the locality the paper's construction relies on); at most [`MAX_ATTEMPTS`] seeds, then
+///   (the locality the paper's construction relies on); at most [`static_set::MAX_ATTEMPTS`] seeds, then
 ///   [`Error::Construction`].
 /// * **Static**: [`Filter::try_insert`] returns [`Error::Static`].
 ///
@@ -88,7 +88,7 @@ impl<H: ItemHasher> BinaryFuseFilter<H> {
     ///
     /// # Errors
     /// `f` not 8 or 16; more than [`xor_model::MAX_KEYS`] distinct keys; [`Error::Allocation`];
-    /// [`Error::Construction`] when [`MAX_ATTEMPTS`] seeds all fail to peel.
+    /// [`Error::Construction`] when [`static_set::MAX_ATTEMPTS`] seeds all fail to peel.
     pub fn from_keys_and<I, K>(keys: I, f: u32, hasher: H) -> Result<Self>
     where
         I: IntoIterator<Item = K>,
@@ -103,7 +103,7 @@ impl<H: ItemHasher> BinaryFuseFilter<H> {
         })
     }
 
-    /// Peel the distinct hashes, trying at most [`MAX_ATTEMPTS`] seeds; attempt `a` cuts the
+    /// Peel the distinct hashes, trying at most [`static_set::MAX_ATTEMPTS`] seeds; attempt `a` cuts the
     /// table's slots into `segments + 2` segments of `l` slots, `(l, segments, slots) = layout(a)`
     /// (the same slots every attempt).
     fn construct(
@@ -113,42 +113,33 @@ impl<H: ItemHasher> BinaryFuseFilter<H> {
         hasher: H,
         layout: impl Fn(u32) -> (u64, u64, u64),
     ) -> Result<Self> {
-        let n = distinct.len() as u64;
-        let mut table = Table::zeroed(f, layout(0).2)?;
-        let mut peeler = Peeler::default();
-        let mut mixed: Vec<u64> = Vec::new();
-        for attempt in 0..MAX_ATTEMPTS {
-            let seed = static_set::attempt_seed(&hasher, SEED_LABEL, attempt);
-            // The same slots every attempt; some attempts cut them into shorter segments.
-            let (l, segments, slots) = layout(attempt);
-            debug_assert_eq!(slots, table.slots());
-            let (l, starts) = (l as u32, (segments * l) as u32);
-            mixed.clear();
-            mixed.extend(distinct.iter().map(|&k| static_set::mix(k, seed)));
-            // Sorted by hash = sorted by window start: the peeling then walks the table in order.
-            mixed.sort_unstable();
-            let pos = |h| positions(h, l, starts);
-            let ok = match &mut table {
-                Table::F8(t) => peeler.peel(&mixed, t, pos)?,
-                Table::F16(t) => peeler.peel(&mixed, t, pos)?,
-            };
-            if ok {
-                return Ok(Self {
-                    table,
-                    segment: l,
-                    starts,
-                    seed,
-                    len: given,
-                    distinct: n,
-                    attempts: attempt + 1,
-                    hasher,
-                });
-            }
-        }
-        Err(Error::Construction {
-            kind: FilterKind::BinaryFuse.name(),
-            keys: n,
-            attempts: MAX_ATTEMPTS,
+        // The same slots every attempt; some attempts cut them into shorter segments.
+        let cut = |a| {
+            let (l, segments, _) = layout(a);
+            (l as u32, (segments * l) as u32)
+        };
+        // Sorted by hash = sorted by window start: the peeling then walks the table in order.
+        let p = static_set::peel_attempts(
+            (FilterKind::BinaryFuse.name(), SEED_LABEL),
+            distinct,
+            (f, layout(0).2),
+            &hasher,
+            true,
+            |a| {
+                let (l, starts) = cut(a);
+                move |h| positions(h, l, starts)
+            },
+        )?;
+        let (segment, starts) = cut(p.attempt);
+        Ok(Self {
+            table: p.table,
+            segment,
+            starts,
+            seed: p.seed,
+            len: given,
+            distinct: distinct.len() as u64,
+            attempts: p.attempt + 1,
+            hasher,
         })
     }
 
@@ -196,7 +187,7 @@ impl<H: ItemHasher> BinaryFuseFilter<H> {
         self.distinct
     }
 
-    /// Seeds tried until one peeled (1 to [`MAX_ATTEMPTS`]).
+    /// Seeds tried until one peeled (1 to [`static_set::MAX_ATTEMPTS`]).
     #[must_use]
     pub fn attempts(&self) -> u32 {
         self.attempts
@@ -268,6 +259,7 @@ impl<H: ItemHasher> Filter for BinaryFuseFilter<H> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::filters::static_set::MAX_ATTEMPTS;
     use crate::hash::Weak;
 
     #[test]

@@ -158,6 +158,59 @@ impl Table {
     }
 }
 
+/// A table that peeled: the seed of the attempt that succeeded and its number (0-based).
+#[derive(Debug)]
+pub(crate) struct Peeled {
+    pub(crate) table: Table,
+    pub(crate) seed: u64,
+    pub(crate) attempt: u32,
+}
+
+/// Build the fingerprint table of `distinct` key hashes over `slots` slots of `f` bits,
+/// trying at most [`MAX_ATTEMPTS`] seeds: attempt `a` mixes the hashes with its seed (sorted
+/// first when `sort`, so the peeling walks the table in order) and places each key at
+/// `positions(a)(h)`. The same loop for every static kind; they differ in `positions`.
+///
+/// # Errors
+/// [`Error::Allocation`]; [`Error::Construction`] (naming `kind`) when every seed fails.
+pub(crate) fn peel_attempts<H: ItemHasher, const A: usize, P: Fn(u64) -> [u32; A]>(
+    (kind, label): (&'static str, &[u8]),
+    distinct: &[u64],
+    (f, slots): (u32, u64),
+    hasher: &H,
+    sort: bool,
+    positions: impl Fn(u32) -> P,
+) -> Result<Peeled> {
+    let mut table = Table::zeroed(f, slots)?;
+    let mut peeler = Peeler::default();
+    let mut mixed: Vec<u64> = Vec::new();
+    for attempt in 0..MAX_ATTEMPTS {
+        let seed = attempt_seed(hasher, label, attempt);
+        mixed.clear();
+        mixed.extend(distinct.iter().map(|&k| mix(k, seed)));
+        if sort {
+            mixed.sort_unstable();
+        }
+        let pos = positions(attempt);
+        let ok = match &mut table {
+            Table::F8(t) => peeler.peel(&mixed, t, pos)?,
+            Table::F16(t) => peeler.peel(&mixed, t, pos)?,
+        };
+        if ok {
+            return Ok(Peeled {
+                table,
+                seed,
+                attempt,
+            });
+        }
+    }
+    Err(Error::Construction {
+        kind,
+        keys: distinct.len() as u64,
+        attempts: MAX_ATTEMPTS,
+    })
+}
+
 /// Scratch space of one peeling, kept across attempts.
 #[derive(Debug, Default)]
 pub(crate) struct Peeler {

@@ -1,6 +1,6 @@
 //! The xor filter (Graf & Lemire 2020).
 
-use super::static_set::{self, KeyHashes, MAX_ATTEMPTS, Peeler, Slot, Table};
+use super::static_set::{self, KeyHashes, Slot, Table};
 use crate::error::{Error, Result};
 use crate::filter::{Filter, FilterKind};
 use crate::hash::{HashId, ItemHasher, StrategyId, Xxh3};
@@ -19,7 +19,7 @@ use crate::theory::xor as model;
 ///   0.0015% at f = 16, for `1.23·f` bits per key ([`model::bits_per_key`]).
 /// * **Construction** from the whole key set ([`XorFilter::from_keys_and`]): hashes sorted
 ///   and deduplicated, then peeled (see [`static_set`]); a seed whose hypergraph does not peel
-///   is replaced, at most [`MAX_ATTEMPTS`] times, then [`Error::Construction`].
+///   is replaced, at most [`static_set::MAX_ATTEMPTS`] times, then [`Error::Construction`].
 /// * **Static**: [`Filter::try_insert`] returns [`Error::Static`]; build a new filter from the
 ///   new set instead.
 ///
@@ -77,7 +77,7 @@ impl<H: ItemHasher> XorFilter<H> {
     ///
     /// # Errors
     /// `f` not 8 or 16; more than [`model::MAX_KEYS`] distinct keys; [`Error::Allocation`];
-    /// [`Error::Construction`] when [`MAX_ATTEMPTS`] seeds all fail to peel.
+    /// [`Error::Construction`] when [`static_set::MAX_ATTEMPTS`] seeds all fail to peel.
     pub fn from_keys_and<I, K>(keys: I, f: u32, hasher: H) -> Result<Self>
     where
         I: IntoIterator<Item = K>,
@@ -93,37 +93,24 @@ impl<H: ItemHasher> XorFilter<H> {
     }
 
     /// Peel the distinct hashes into a table of segments of `segment` slots, trying at most
-    /// [`MAX_ATTEMPTS`] seeds.
+    /// [`static_set::MAX_ATTEMPTS`] seeds.
     fn construct(distinct: &[u64], given: u64, f: u32, segment: u32, hasher: H) -> Result<Self> {
-        let n = distinct.len() as u64;
-        let mut table = Table::zeroed(f, 3 * u64::from(segment))?;
-        let mut peeler = Peeler::default();
-        let mut mixed: Vec<u64> = Vec::new();
-        for attempt in 0..MAX_ATTEMPTS {
-            let seed = static_set::attempt_seed(&hasher, SEED_LABEL, attempt);
-            mixed.clear();
-            mixed.extend(distinct.iter().map(|&k| static_set::mix(k, seed)));
-            let pos = |h| positions(h, segment);
-            let ok = match &mut table {
-                Table::F8(t) => peeler.peel(&mixed, t, pos)?,
-                Table::F16(t) => peeler.peel(&mixed, t, pos)?,
-            };
-            if ok {
-                return Ok(Self {
-                    table,
-                    segment,
-                    seed,
-                    len: given,
-                    distinct: n,
-                    attempts: attempt + 1,
-                    hasher,
-                });
-            }
-        }
-        Err(Error::Construction {
-            kind: FilterKind::Xor.name(),
-            keys: n,
-            attempts: MAX_ATTEMPTS,
+        let p = static_set::peel_attempts(
+            (FilterKind::Xor.name(), SEED_LABEL),
+            distinct,
+            (f, 3 * u64::from(segment)),
+            &hasher,
+            false,
+            |_| move |h| positions(h, segment),
+        )?;
+        Ok(Self {
+            table: p.table,
+            segment,
+            seed: p.seed,
+            len: given,
+            distinct: distinct.len() as u64,
+            attempts: p.attempt + 1,
+            hasher,
         })
     }
 
@@ -176,7 +163,7 @@ impl<H: ItemHasher> XorFilter<H> {
         self.distinct
     }
 
-    /// Seeds tried until one peeled (1 to [`MAX_ATTEMPTS`]).
+    /// Seeds tried until one peeled (1 to [`static_set::MAX_ATTEMPTS`]).
     #[must_use]
     pub fn attempts(&self) -> u32 {
         self.attempts
@@ -247,6 +234,7 @@ impl<H: ItemHasher> Filter for XorFilter<H> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::filters::static_set::MAX_ATTEMPTS;
     use crate::hash::Weak;
 
     #[test]
