@@ -1,14 +1,16 @@
 //! The binary fuse filter's codec (kind 7).
 
-use super::{ParamReader, Payload, Persist, PersistHasher, no_strategy, read_table, reserved_zero};
+use super::{
+    ParamReader, Payload, Persist, PersistHasher, check_static_params, no_strategy, read_table,
+    reserved_zero,
+};
 use crate::error::Result;
 use crate::filter::{Filter, FilterKind};
 use crate::filters::BinaryFuseFilter;
 use crate::filters::binary_fuse::ARITY;
-use crate::filters::static_set::MAX_ATTEMPTS;
 use crate::persist::Identity;
 use crate::persist::container::corrupt;
-use crate::theory::{binary_fuse as model, xor as xor_model};
+use crate::theory::binary_fuse as model;
 use std::io::{self, Write};
 
 /// **Binary fuse filter** (kind 7, no strategy): params = `f: u32` (8 or 16), `attempts: u32`
@@ -60,25 +62,10 @@ impl<H: PersistHasher> Persist for BinaryFuseFilter<H> {
         reserved_zero(kind, reserved)?;
         no_strategy(kind, id)?;
         let hasher = H::from_key_material(id.hash, id.key)?;
-        xor_model::check_fingerprint_bits(f).map_err(|_| {
-            corrupt(format!(
-                "binary fuse filter has {f}-bit fingerprints, not 8 or 16"
-            ))
-        })?;
+        check_static_params("binary fuse filter", f, attempts, (distinct, len))?;
         if arity != ARITY {
             return Err(corrupt(format!(
                 "binary fuse filter is {arity}-wise; this build reads 3-wise"
-            )));
-        }
-        if !(1..=MAX_ATTEMPTS).contains(&attempts) {
-            return Err(corrupt(format!(
-                "binary fuse filter says {attempts} seeds were tried, not 1 to {MAX_ATTEMPTS}"
-            )));
-        }
-        if distinct > xor_model::MAX_KEYS || distinct > len {
-            return Err(corrupt(format!(
-                "binary fuse filter holds {distinct} distinct keys of {len} given (at most {})",
-                xor_model::MAX_KEYS
             )));
         }
         let (l, segments, slots) =

@@ -199,6 +199,34 @@ pub(super) fn bits_from_words(what: &str, m: u64, words: Vec<u64>) -> Result<Bit
     BitVec::from_words(words, m)
 }
 
+/// The checks every static kind's params need (`what` names the kind in the message):
+/// 8- or 16-bit fingerprints, 1 to `MAX_ATTEMPTS` seeds tried, and a distinct-key count no
+/// larger than the keys given or than the kinds' limit.
+pub(super) fn check_static_params(
+    what: &str,
+    f: u32,
+    attempts: u32,
+    (distinct, len): (u64, u64),
+) -> Result<()> {
+    use crate::filters::static_set::MAX_ATTEMPTS;
+    use crate::persist::container::corrupt;
+    use crate::theory::xor as model;
+    model::check_fingerprint_bits(f)
+        .map_err(|_| corrupt(format!("{what} has {f}-bit fingerprints, not 8 or 16")))?;
+    if !(1..=MAX_ATTEMPTS).contains(&attempts) {
+        return Err(corrupt(format!(
+            "{what} says {attempts} seeds were tried, not 1 to {MAX_ATTEMPTS}"
+        )));
+    }
+    if distinct > model::MAX_KEYS || distinct > len {
+        return Err(corrupt(format!(
+            "{what} holds {distinct} distinct keys of {len} given (at most {})",
+            model::MAX_KEYS
+        )));
+    }
+    Ok(())
+}
+
 pub(super) fn strategy_of<S: PersistStrategy>(kind: FilterKind, id: &Identity) -> Result<S> {
     let Some(sid) = id.strategy else {
         return Err(Error::Corrupt(format!(

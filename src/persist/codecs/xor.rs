@@ -1,10 +1,11 @@
 //! The xor filter's codec (kind 6).
 
-use super::{ParamReader, Payload, Persist, PersistHasher, no_strategy, read_table};
+use super::{
+    ParamReader, Payload, Persist, PersistHasher, check_static_params, no_strategy, read_table,
+};
 use crate::error::Result;
 use crate::filter::{Filter, FilterKind};
 use crate::filters::XorFilter;
-use crate::filters::static_set::MAX_ATTEMPTS;
 use crate::persist::Identity;
 use crate::persist::container::corrupt;
 use crate::theory::xor as model;
@@ -56,19 +57,7 @@ impl<H: PersistHasher> Persist for XorFilter<H> {
         r.finish()?;
         no_strategy(kind, id)?;
         let hasher = H::from_key_material(id.hash, id.key)?;
-        model::check_fingerprint_bits(f)
-            .map_err(|_| corrupt(format!("xor filter has {f}-bit fingerprints, not 8 or 16")))?;
-        if !(1..=MAX_ATTEMPTS).contains(&attempts) {
-            return Err(corrupt(format!(
-                "xor filter says {attempts} seeds were tried, not 1 to {MAX_ATTEMPTS}"
-            )));
-        }
-        if distinct > model::MAX_KEYS || distinct > len {
-            return Err(corrupt(format!(
-                "xor filter holds {distinct} distinct keys of {len} given (at most {})",
-                model::MAX_KEYS
-            )));
-        }
+        check_static_params("xor filter", f, attempts, (distinct, len))?;
         let want_segment = model::segment_length(distinct);
         if segment != want_segment {
             return Err(corrupt(format!(
