@@ -95,9 +95,10 @@ pub enum Error {
         /// The kind's public name.
         kind: &'static str,
     },
-    /// A static-set filter could not be built: every seed tried left keys that do not peel.
+    /// A static-set filter could not be built: every seed tried left keys that do not peel
+    /// (xor, binary fuse) or a system without a solution (ribbon).
     #[error(
-        "could not build the {kind} filter from {keys} distinct keys: {attempts} seeds all failed to peel (the keys' hashes are not random enough; try another hash)"
+        "could not build the {kind} filter from {keys} distinct keys: {attempts} seeds all failed to peel or solve (the keys' hashes are not random enough; try another hash)"
     )]
     Construction {
         /// The kind's public name.

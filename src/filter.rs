@@ -106,7 +106,7 @@ pub trait Removable: Filter {
 }
 
 /// The filter kinds (public names: `standard`, `counting`, `blocked`, `split-block`,
-/// `scalable`, `cuckoo`, `xor`, `binary-fuse`). The concrete type of each kind is [`crate::registry::AnyFilter`]'s
+/// `scalable`, `cuckoo`, `xor`, `binary-fuse`, `ribbon`). The concrete type of each kind is [`crate::registry::AnyFilter`]'s
 /// business; this enum sits below the filters so they can name their kind without a cycle.
 ///
 /// Not `#[non_exhaustive]` on purpose: the binary and the tests match on it exhaustively, so
@@ -132,6 +132,8 @@ pub enum FilterKind {
     Xor,
     /// Binary fuse filter (3-wise): a static set, 8- or 16-bit fingerprints in ≈1.125·n slots.
     BinaryFuse,
+    /// Standard ribbon filter (width 64): a static set, any 1- to 32-bit result in ≈1.1·n rows.
+    Ribbon,
 }
 
 /// How a kind is sized.
@@ -173,7 +175,7 @@ pub struct Capabilities {
 
 impl FilterKind {
     /// Every filter kind.
-    pub const ALL: [FilterKind; 8] = [
+    pub const ALL: [FilterKind; 9] = [
         FilterKind::Standard,
         FilterKind::Counting,
         FilterKind::Blocked,
@@ -182,6 +184,7 @@ impl FilterKind {
         FilterKind::Cuckoo,
         FilterKind::Xor,
         FilterKind::BinaryFuse,
+        FilterKind::Ribbon,
     ];
 
     /// The public name.
@@ -196,6 +199,7 @@ impl FilterKind {
             FilterKind::Cuckoo => "cuckoo",
             FilterKind::Xor => "xor",
             FilterKind::BinaryFuse => "binary-fuse",
+            FilterKind::Ribbon => "ribbon",
         }
     }
 
@@ -217,6 +221,7 @@ impl FilterKind {
             FilterKind::Cuckoo => 5,
             FilterKind::Xor => 6,
             FilterKind::BinaryFuse => 7,
+            FilterKind::Ribbon => 8,
         }
     }
 
@@ -232,6 +237,7 @@ impl FilterKind {
             5 => FilterKind::Cuckoo,
             6 => FilterKind::Xor,
             7 => FilterKind::BinaryFuse,
+            8 => FilterKind::Ribbon,
             _ => return None,
         })
     }
@@ -287,6 +293,15 @@ impl FilterKind {
                 has_strategy: false,
                 sizing: Sizing::Rate,
                 fixed_k: Some(3),
+                ..bloom
+            },
+            // Two adjacent 64-row blocks read per query. Not `fingerprints`: that capability means
+            // cuckoo-style buckets of slots (8/12/16-bit, a load to sweep) to the experiments.
+            FilterKind::Ribbon => Capabilities {
+                static_set: true,
+                has_strategy: false,
+                sizing: Sizing::Rate,
+                fixed_k: Some(2),
                 ..bloom
             },
         }

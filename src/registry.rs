@@ -19,8 +19,8 @@ use crate::bits::BitVec;
 use crate::error::{Error, Param, Result};
 use crate::filter::{Filter, FilterKind, Removable, Sizing};
 use crate::filters::{
-    BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, ScalableBloom, ScalableParams,
-    SplitBlockBloom, StandardBloom, XorFilter,
+    BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, RibbonFilter, ScalableBloom,
+    ScalableParams, SplitBlockBloom, StandardBloom, XorFilter,
 };
 use crate::hash::{AnyHasher, AnyStrategy, HashId, StrategyId};
 use crate::persist::{self, Identity, LoadOptions, Payload, Persist, SaveOptions};
@@ -46,6 +46,8 @@ pub enum AnyFilter {
     Xor(XorFilter<AnyHasher>),
     /// [`FilterKind::BinaryFuse`].
     BinaryFuse(BinaryFuseFilter<AnyHasher>),
+    /// [`FilterKind::Ribbon`].
+    Ribbon(RibbonFilter<AnyHasher>),
 }
 
 /// `each!(self, f => expr)`: evaluate `expr` with `f` bound to the concrete filter.
@@ -60,6 +62,7 @@ macro_rules! each {
             AnyFilter::Cuckoo($f) => $e,
             AnyFilter::Xor($f) => $e,
             AnyFilter::BinaryFuse($f) => $e,
+            AnyFilter::Ribbon($f) => $e,
         }
     };
 }
@@ -124,7 +127,7 @@ impl AnyFilter {
                 };
                 Self::Cuckoo(CuckooFilter::with_capacity_and(spec.n, f, hasher)?)
             }
-            FilterKind::Xor | FilterKind::BinaryFuse => {
+            FilterKind::Xor | FilterKind::BinaryFuse | FilterKind::Ribbon => {
                 return Err(Error::Static {
                     kind: spec.kind.name(),
                 });
@@ -163,6 +166,11 @@ impl AnyFilter {
                 refuse_m_k(spec)?;
                 let f = static_fingerprint_bits(spec)?;
                 Self::BinaryFuse(BinaryFuseFilter::from_keys_and(keys, f, hasher)?)
+            }
+            FilterKind::Ribbon => {
+                refuse_m_k(spec)?;
+                let r = ribbon_result_bits(spec)?;
+                Self::Ribbon(RibbonFilter::from_keys_and(keys, r, hasher)?)
             }
             FilterKind::Standard
             | FilterKind::Counting
@@ -208,6 +216,7 @@ impl AnyFilter {
             FilterKind::Cuckoo => Self::Cuckoo(Persist::decode_from(i, p, b)?),
             FilterKind::Xor => Self::Xor(Persist::decode_from(i, p, b)?),
             FilterKind::BinaryFuse => Self::BinaryFuse(Persist::decode_from(i, p, b)?),
+            FilterKind::Ribbon => Self::Ribbon(Persist::decode_from(i, p, b)?),
         })
     }
 
@@ -266,7 +275,8 @@ impl AnyFilter {
             | Self::Scalable(_)
             | Self::Cuckoo(_)
             | Self::Xor(_)
-            | Self::BinaryFuse(_) => None,
+            | Self::BinaryFuse(_)
+            | Self::Ribbon(_) => None,
         }
     }
 
@@ -282,7 +292,8 @@ impl AnyFilter {
             | Self::Scalable(_)
             | Self::Cuckoo(_)
             | Self::Xor(_)
-            | Self::BinaryFuse(_) => None,
+            | Self::BinaryFuse(_)
+            | Self::Ribbon(_) => None,
         }
     }
 
@@ -357,12 +368,27 @@ fn static_fingerprint_bits(spec: &FilterSpec) -> Result<u32> {
     }
 }
 
+/// The result width of a ribbon filter: `fingerprint_bits` if given (1 to 32), else from `p`
+/// ([`theory::ribbon::result_bits_for`]).
+fn ribbon_result_bits(spec: &FilterSpec) -> Result<u32> {
+    match (spec.fingerprint_bits, spec.p) {
+        (0, Some(p)) => theory::ribbon::result_bits_for(p),
+        (0, None) => Err(Error::invalid(
+            Param::P,
+            "none",
+            "give p or fingerprint-bits (1 to 32)",
+        )),
+        (r, _) => theory::ribbon::check_result_bits(r),
+    }
+}
+
 fn refuse_m_k(spec: &FilterSpec) -> Result<()> {
     let why = match spec.kind {
         FilterKind::Scalable => "scalable: layers are sized from n (first layer) and p",
         FilterKind::Cuckoo => "cuckoo: sized from n and p (or fingerprint-bits)",
         FilterKind::Xor => "xor: sized from its keys and p (or fingerprint-bits)",
         FilterKind::BinaryFuse => "binary-fuse: sized from its keys and p (or fingerprint-bits)",
+        FilterKind::Ribbon => "ribbon: sized from its keys and p (or fingerprint-bits)",
         FilterKind::Standard
         | FilterKind::Counting
         | FilterKind::Blocked
@@ -482,6 +508,7 @@ mod tests {
             (FilterKind::Cuckoo, 5),
             (FilterKind::Xor, 6),
             (FilterKind::BinaryFuse, 7),
+            (FilterKind::Ribbon, 8),
         ];
         assert_eq!(pinned.len(), FilterKind::ALL.len());
         for (kind, code) in pinned {
@@ -574,8 +601,9 @@ mod tests {
             .unwrap_err();
         assert!(matches!(e, Error::Full { .. }), "{e}");
         // Static kinds: the fingerprint width comes from p (refused below 2^-16, naming p) or
-        // fingerprint-bits (8 or 16).
-        for kind in FilterKind::ALL.into_iter().filter(|k| k.caps().static_set) {
+        // fingerprint-bits (8 or 16); ribbon's below.
+        let peeled = |k: &FilterKind| k.caps().static_set && *k != FilterKind::Ribbon;
+        for kind in FilterKind::ALL.into_iter().filter(peeled) {
             let e = FilterSpec::new(kind, 10, 1e-6)
                 .build_from([b"a"])
                 .unwrap_err();
@@ -605,6 +633,46 @@ mod tests {
                     }
                 ),
                 "{kind}: {e}"
+            );
+        }
+    }
+
+    #[test]
+    fn ribbon_takes_any_result_width_from_1_to_32_bits() {
+        let spec = |p, fingerprint_bits| FilterSpec {
+            fingerprint_bits,
+            ..FilterSpec::new(FilterKind::Ribbon, 10, p)
+        };
+        // r = ⌈log2(1/p)⌉: 10^-6 -> 20 bits, 0.01 -> 7, 0.9 -> 1; below 2^-32 refused naming p.
+        for (p, r) in [(1e-6, 20), (0.01, 7), (0.9, 1), (2f64.powi(-32), 32)] {
+            let f = spec(p, 0).build_from([b"a"]).unwrap();
+            assert_eq!(f.expected_fpr(), 2f64.powi(-r), "{p}");
+        }
+        let e = spec(1e-10, 0).build_from([b"a"]).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::InvalidParameter {
+                    param: Param::P,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        // fingerprint-bits wins over p, 1 to 32.
+        let f = spec(0.01, 13).build_from([b"a"]).unwrap();
+        assert_eq!(f.expected_fpr(), 2f64.powi(-13));
+        for bad in [33, 64] {
+            let e = spec(0.01, bad).build_from([b"a"]).unwrap_err();
+            assert!(
+                matches!(
+                    e,
+                    Error::InvalidParameter {
+                        param: Param::FingerprintBits,
+                        ..
+                    }
+                ),
+                "{e}"
             );
         }
     }

@@ -1,6 +1,7 @@
 //! What the static-set filters ([`XorFilter`](super::XorFilter),
-//! [`BinaryFuseFilter`](super::BinaryFuseFilter)) share: the fingerprint table, the key hashes
-//! (sorted and deduplicated), the bounded seed loop and the peeling construction.
+//! [`BinaryFuseFilter`](super::BinaryFuseFilter), [`RibbonFilter`](super::RibbonFilter)) share:
+//! the key hashes (sorted and deduplicated) and the bounded seed loop ([`seed_attempts`]); the
+//! first two also the fingerprint table and the peeling construction.
 //!
 //! Both filters store one `f`-bit fingerprint per slot and answer a query by XORing the
 //! key's slots (Graf & Lemire 2020, 2022). Construction is by *peeling*: a slot that exactly one
@@ -166,15 +167,57 @@ pub(crate) struct Peeled {
     pub(crate) attempt: u32,
 }
 
+/// The attempt of [`seed_attempts`] that succeeded: its seed and its number (0-based).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Attempted {
+    pub(crate) seed: u64,
+    pub(crate) attempt: u32,
+}
+
+/// The bounded seed loop every static kind shares: attempt `a` (0 to [`MAX_ATTEMPTS`] − 1)
+/// mixes the `distinct` hashes with its seed (sorted first when `sort`) and hands them to
+/// `build(a, mixed)`, which returns true on success (keeping what it built) and false to try
+/// the next seed.
+///
+/// # Errors
+/// What `build` returns; [`Error::Construction`] (naming `kind`) when every seed fails.
+pub(crate) fn seed_attempts<H: ItemHasher>(
+    (kind, label): (&'static str, &[u8]),
+    distinct: &[u64],
+    hasher: &H,
+    sort: bool,
+    mut build: impl FnMut(u32, &[u64]) -> Result<bool>,
+) -> Result<Attempted> {
+    let mut mixed: Vec<u64> = Vec::new();
+    mixed
+        .try_reserve_exact(distinct.len())
+        .map_err(|_| alloc_err(distinct.len(), 8))?;
+    for attempt in 0..MAX_ATTEMPTS {
+        let seed = attempt_seed(hasher, label, attempt);
+        mixed.clear();
+        mixed.extend(distinct.iter().map(|&k| mix(k, seed)));
+        if sort {
+            mixed.sort_unstable();
+        }
+        if build(attempt, &mixed)? {
+            return Ok(Attempted { seed, attempt });
+        }
+    }
+    Err(Error::Construction {
+        kind,
+        keys: distinct.len() as u64,
+        attempts: MAX_ATTEMPTS,
+    })
+}
+
 /// Build the fingerprint table of `distinct` key hashes over `slots` slots of `f` bits,
-/// trying at most [`MAX_ATTEMPTS`] seeds: attempt `a` mixes the hashes with its seed (sorted
-/// first when `sort`, so the peeling walks the table in order) and places each key at
-/// `positions(a)(h)`. The same loop for every static kind; they differ in `positions`.
+/// trying at most [`MAX_ATTEMPTS`] seeds ([`seed_attempts`]): attempt `a` places each key at
+/// `positions(a)(h)`. The same loop for the peeled kinds; they differ in `positions`.
 ///
 /// # Errors
 /// [`Error::Allocation`]; [`Error::Construction`] (naming `kind`) when every seed fails.
 pub(crate) fn peel_attempts<H: ItemHasher, const A: usize, P: Fn(u64) -> [u32; A]>(
-    (kind, label): (&'static str, &[u8]),
+    kind_label: (&'static str, &[u8]),
     distinct: &[u64],
     (f, slots): (u32, u64),
     hasher: &H,
@@ -183,31 +226,17 @@ pub(crate) fn peel_attempts<H: ItemHasher, const A: usize, P: Fn(u64) -> [u32; A
 ) -> Result<Peeled> {
     let mut table = Table::zeroed(f, slots)?;
     let mut peeler = Peeler::default();
-    let mut mixed: Vec<u64> = Vec::new();
-    for attempt in 0..MAX_ATTEMPTS {
-        let seed = attempt_seed(hasher, label, attempt);
-        mixed.clear();
-        mixed.extend(distinct.iter().map(|&k| mix(k, seed)));
-        if sort {
-            mixed.sort_unstable();
-        }
+    let done = seed_attempts(kind_label, distinct, hasher, sort, |attempt, mixed| {
         let pos = positions(attempt);
-        let ok = match &mut table {
-            Table::F8(t) => peeler.peel(&mixed, t, pos)?,
-            Table::F16(t) => peeler.peel(&mixed, t, pos)?,
-        };
-        if ok {
-            return Ok(Peeled {
-                table,
-                seed,
-                attempt,
-            });
+        match &mut table {
+            Table::F8(t) => peeler.peel(mixed, t, pos),
+            Table::F16(t) => peeler.peel(mixed, t, pos),
         }
-    }
-    Err(Error::Construction {
-        kind,
-        keys: distinct.len() as u64,
-        attempts: MAX_ATTEMPTS,
+    })?;
+    Ok(Peeled {
+        table,
+        seed: done.seed,
+        attempt: done.attempt,
     })
 }
 

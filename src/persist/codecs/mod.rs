@@ -8,6 +8,7 @@ mod blocked;
 mod counting;
 mod cuckoo;
 mod payload;
+mod ribbon;
 mod scalable;
 mod split_block;
 mod standard;

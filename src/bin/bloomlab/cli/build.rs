@@ -4,7 +4,7 @@
 //! skipped. The file is read streaming (a line at a time), so its size is not limited by memory.
 //! Without `--n` the keys are counted first, in a streaming pass of their own, and the filter is
 //! sized for that count: two reads of the file, and no `--n` possible for standard input (`-`).
-//! A static-set kind (xor, binary-fuse) is built from the whole key set at once: its keys are read into
+//! A static-set kind (xor, binary-fuse, ribbon) is built from the whole key set at once: its keys are read into
 //! memory, one pass, and `--n` is not needed.
 
 use super::out::{errln, outln};
@@ -27,7 +27,7 @@ pub struct Args {
     /// File of keys, one per line (`-` for standard input, which then needs --n).
     #[arg(long)]
     pub keys: PathBuf,
-    /// Filter kind: standard, counting, blocked, split-block, scalable, cuckoo, xor, binary-fuse.
+    /// Filter kind: standard, counting, blocked, split-block, scalable, cuckoo, xor, binary-fuse, ribbon.
     #[arg(long, value_parser = parse_filter, default_value = "standard")]
     pub filter: FilterKind,
     /// Target false-positive rate, strictly between 0 and 1 (0.01, 1%, 1/100).
@@ -64,8 +64,8 @@ pub struct Args {
     /// Write the secret key into the output file in the clear (the file is made private to you).
     #[arg(long, requires = "key_file")]
     pub store_key: bool,
-    /// Fingerprint bits: 8, 12 or 16 for cuckoo, 8 or 16 for xor and binary-fuse (0: the smallest
-    /// that meets p).
+    /// Fingerprint bits: 8, 12 or 16 for cuckoo, 8 or 16 for xor and binary-fuse, 1 to 32 for
+    /// ribbon's results (0: the smallest that meets p).
     #[arg(long, allow_hyphen_values = true, value_parser = parse_fp_bits, default_value = "0")]
     pub fingerprint_bits: u32,
     /// Scalable growth factor (> 1).

@@ -30,7 +30,7 @@ pub struct Args {
     #[arg(long, num_args = 0..=1, default_missing_value = "all", value_name = "RULE")]
     pub rule: Option<String>,
     /// Size this filter kind by its own rule from --n and --p (standard, counting, blocked,
-    /// split-block, scalable, cuckoo, xor, binary-fuse; default standard).
+    /// split-block, scalable, cuckoo, xor, binary-fuse, ribbon; default standard).
     #[arg(long, value_parser = parse_filter)]
     pub filter: Option<FilterKind>,
     /// Print one JSON object instead of text (with `--rule` and no value: an array, one per rule).
@@ -249,10 +249,11 @@ pub fn allocations(a: &Args) -> Result<Vec<Allocation>> {
 
 /// `calc --filter F`: the kind sized by its own rule for (n, p), and its model rate at n items.
 /// Dynamic kinds are built empty ([`FilterSpec::build`]) and measured; the static kinds (xor,
-/// binary-fuse) need their keys to be built, so their size comes from their theory modules.
+/// binary-fuse, ribbon) need their keys to be built, so their size comes from their theory modules.
 ///
 /// # Errors
-/// Invalid n or p for the kind (xor and binary-fuse: p below 2^−16); the memory cannot be had.
+/// Invalid n or p for the kind (xor and binary-fuse: p below 2^−16; ribbon: below 2^−32); the
+/// memory cannot be had.
 pub fn kind_sizing(kind: FilterKind, n: u64, p: f64) -> Result<KindSizing> {
     use bloomlab::AnyFilter;
     theory::check_n(n)?;
@@ -268,6 +269,21 @@ pub fn kind_sizing(kind: FilterKind, n: u64, p: f64) -> Result<KindSizing> {
         fpr_model,
         details,
     };
+    if kind == FilterKind::Ribbon {
+        let r = theory::ribbon::result_bits_for(p)?;
+        let n_ok = theory::ribbon::check_keys(n)?;
+        let slots = theory::ribbon::slots(n_ok);
+        let details = vec![
+            ("result bits".to_string(), r.to_string()),
+            ("rows".to_string(), thousands(slots)),
+            (
+                "overhead".to_string(),
+                format!("{:.1}%", 100.0 * theory::ribbon::overhead(n)),
+            ),
+        ];
+        let m = slots * u64::from(r);
+        return Ok(sized(m, m / 8, 2, theory::ribbon::fpr(r), details));
+    }
     if kind.caps().static_set {
         let f = theory::xor::fingerprint_bits_for(p)?;
         theory::xor::check_keys(n)?;
@@ -306,7 +322,7 @@ pub fn kind_sizing(kind: FilterKind, n: u64, p: f64) -> Result<KindSizing> {
                 n as f64 / slots as f64,
             )
         }
-        AnyFilter::Xor(_) | AnyFilter::BinaryFuse(_) => built.expected_fpr(),
+        AnyFilter::Xor(_) | AnyFilter::BinaryFuse(_) | AnyFilter::Ribbon(_) => built.expected_fpr(),
     };
     Ok(sized(m, built.bytes() as u64, k, fpr, built.details()))
 }

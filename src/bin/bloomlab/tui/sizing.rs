@@ -48,15 +48,28 @@ pub fn bits_estimate(spec: &FilterSpec) -> u64 {
 }
 
 /// The memory of `spec` as built: non-static kinds are built empty (`FilterSpec::build`
-/// allocates exactly what the filter will use at n items); static kinds (xor, binary fuse),
-/// which have no empty build, from their table layout in `theory::xor` and
-/// `theory::binary_fuse`.
+/// allocates exactly what the filter will use at n items); static kinds (xor, binary fuse,
+/// ribbon), which have no empty build, from their table layout in `theory::xor`,
+/// `theory::binary_fuse` and `theory::ribbon`.
 ///
 /// # Errors
 /// The library's refusal of the parameters, or a filter of more than `max_bits` (estimated),
 /// not built here.
 pub fn footprint(spec: &FilterSpec, max_bits: u64) -> Result<Footprint, String> {
     let text = |e: bloomlab::Error| e.to_string();
+    if spec.kind == FilterKind::Ribbon {
+        let n = theory::ribbon::check_keys(theory::check_n(spec.n).map_err(text)?).map_err(text)?;
+        let r = match (spec.fingerprint_bits, spec.p) {
+            (0, Some(p)) => theory::ribbon::result_bits_for(p).map_err(text)?,
+            (r, _) => theory::ribbon::check_result_bits(r).map_err(text)?,
+        };
+        let bits = theory::ribbon::slots(n) * u64::from(r);
+        return Ok(Footprint {
+            bits,
+            bytes: bits / 8,
+            k: 2,
+        });
+    }
     if spec.kind.caps().static_set {
         let n = theory::xor::check_keys(theory::check_n(spec.n).map_err(text)?).map_err(text)?;
         let f = match (spec.fingerprint_bits, spec.p) {
@@ -119,7 +132,7 @@ mod tests {
             );
         }
         // Static kinds have no empty build: their layout from theory against a real build.
-        for kind in [FilterKind::Xor, FilterKind::BinaryFuse] {
+        for kind in [FilterKind::Xor, FilterKind::BinaryFuse, FilterKind::Ribbon] {
             for (n, p) in [(1_000, 0.01), (10_000, 1e-4), (100_000, 0.01)] {
                 let spec = FilterSpec::new(kind, n, p);
                 let shown = footprint(&spec, MAX_MEASURE_BITS).unwrap();
