@@ -10,7 +10,7 @@
 //! 4. `bytes()` against the heap bytes a counting allocator saw `FilterSpec::build` (and the
 //!    inserts) keep.
 //!
-//! Static-set kinds (`caps().static_set`: xor) are built from their whole key set with
+//! Static-set kinds (`caps().static_set`: xor, binary fuse, ribbon) are built from their whole key set with
 //! `FilterSpec::build_from`; the others are built empty and filled with `try_insert`.
 //!
 //! The counting allocator is `allocation_counter`'s: a `#[global_allocator]` wrapping the system
@@ -139,6 +139,32 @@ proptest! {
             for x in &kept {
                 prop_assert!(f.contains(&x.to_le_bytes()), "{}: lost {} after removes", label(&spec), x);
             }
+        }
+    }
+
+    /// Ribbon takes any result width r from 1 to 32 (`fingerprint_bits`), not only the ones a
+    /// rate in the suites above picks: every key of a random set (repeats included) is found at
+    /// every r, under any hash seed.
+    #[test]
+    fn ribbon_has_no_false_negatives_at_any_result_width(
+        keys in prop::collection::vec(any::<u64>(), 0..3000),
+        repeats in 0usize..50,
+        r in 1u32..=32,
+        seed in any::<u64>(),
+    ) {
+        let mut keys = keys;
+        let again: Vec<u64> = keys.iter().copied().take(repeats).collect();
+        keys.extend(again);
+        let spec = FilterSpec {
+            seed,
+            fingerprint_bits: r,
+            ..FilterSpec::new(FilterKind::Ribbon, 1, 0.5)
+        };
+        let f = spec.build_from(keys.iter().map(|k| k.to_le_bytes())).unwrap();
+        prop_assert_eq!(f.expected_fpr(), 2f64.powi(-(r as i32)));
+        prop_assert_eq!(f.len(), keys.len() as u64);
+        for k in &keys {
+            prop_assert!(f.contains(&k.to_le_bytes()), "r={}: lost {}", r, k);
         }
     }
 }

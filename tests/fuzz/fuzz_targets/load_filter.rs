@@ -20,7 +20,7 @@ fn exercise(bytes: &[u8]) {
             }
             // Filters with a hard capacity (cuckoo, non-scaling scalable) may refuse an
             // insert, with `Full` and nothing else; what they take they must then report.
-            // Static sets (xor) refuse every insert, with `Static`.
+            // Static sets (xor, binary fuse, ribbon) refuse every insert, with `Static`.
             match f.try_insert(b"fuzz") {
                 Ok(()) => assert!(f.contains(b"fuzz"), "false negative after load"),
                 Err(bloomlab::Error::Full { .. }) => {}
