@@ -8,7 +8,7 @@
 //! `#[bench::NAME(args = (NAME), setup = ...)]` line to each of the three functions.
 
 use bloomlab::filters::{
-    BlockedBloom, CountingBloom, CuckooFilter, ScalableBloom, SplitBlockBloom,
+    BlockedBloom, CountingBloom, CuckooFilter, RibbonFilter, ScalableBloom, SplitBlockBloom,
 };
 use bloomlab::hash::{DoubleHashing, Xxh3, mix64};
 use bloomlab::{Filter, StandardBloom};
@@ -51,6 +51,24 @@ fn scalable() -> Box<dyn Filter> {
 }
 fn cuckoo() -> Box<dyn Filter> {
     Box::new(CuckooFilter::with_rate(N, P).expect("cuckoo"))
+}
+
+/// Static sets (ribbon) are built from their whole key set, `key(0..N)`; queries only.
+type MakeStatic = fn(&[[u8; 8]]) -> Box<dyn Filter>;
+fn ribbon(keys: &[[u8; 8]]) -> Box<dyn Filter> {
+    let r = bloomlab::theory::ribbon::result_bits_for(P).expect("ribbon result bits");
+    Box::new(RibbonFilter::from_keys(keys, r).expect("ribbon"))
+}
+/// A static filter of `key(0..N)` and the keys `key(from..from + OPS)` to query.
+fn static_prepared(make: MakeStatic, from: u64) -> (Box<dyn Filter>, Vec<[u8; 8]>) {
+    let all: Vec<[u8; 8]> = (0..N).map(key).collect();
+    (make(&all), (from..from + OPS).map(key).collect())
+}
+fn static_for_hit(make: MakeStatic) -> (Box<dyn Filter>, Vec<[u8; 8]>) {
+    static_prepared(make, 0)
+}
+fn static_for_miss(make: MakeStatic) -> (Box<dyn Filter>, Vec<[u8; 8]>) {
+    static_prepared(make, N)
 }
 
 /// A filter holding `key(0..fill)` and the keys `key(from..from + OPS)` to work on.
@@ -99,6 +117,7 @@ fn insert(input: (Box<dyn Filter>, Vec<[u8; 8]>)) -> Box<dyn Filter> {
 #[bench::split_block(args = (split_block), setup = for_hit)]
 #[bench::scalable(args = (scalable), setup = for_hit)]
 #[bench::cuckoo(args = (cuckoo), setup = for_hit)]
+#[bench::ribbon(args = (ribbon), setup = static_for_hit)]
 fn query_hit(input: (Box<dyn Filter>, Vec<[u8; 8]>)) -> usize {
     let (f, keys) = input;
     keys.iter()
@@ -114,6 +133,7 @@ fn query_hit(input: (Box<dyn Filter>, Vec<[u8; 8]>)) -> usize {
 #[bench::split_block(args = (split_block), setup = for_miss)]
 #[bench::scalable(args = (scalable), setup = for_miss)]
 #[bench::cuckoo(args = (cuckoo), setup = for_miss)]
+#[bench::ribbon(args = (ribbon), setup = static_for_miss)]
 fn query_miss(input: (Box<dyn Filter>, Vec<[u8; 8]>)) -> usize {
     let (f, keys) = input;
     keys.iter()

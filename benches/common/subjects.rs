@@ -17,7 +17,7 @@
 #![allow(clippy::redundant_closure)]
 
 use bloomlab::filters::{
-    BlockedBloom, CountingBloom, CuckooFilter, ScalableBloom, SplitBlockBloom,
+    BlockedBloom, CountingBloom, CuckooFilter, RibbonFilter, ScalableBloom, SplitBlockBloom,
 };
 use bloomlab::hash::{EnhancedDoubleHashing, Sip13, Xxh3};
 use bloomlab::{Filter, StandardBloom};
@@ -389,6 +389,17 @@ pub fn entries() -> Vec<Entry> {
         lab!("bloomlab-cuckoo", Both, |n, p| CuckooFilter::with_rate(
             n, p
         )),
+        // Static: built from all keys; r = 7 bits (the smallest with 2^-r <= 1%, the suites' p).
+        fixed(
+            "bloomlab-ribbon",
+            "8 LE bytes",
+            Role::Both,
+            |all: &[u64]| {
+                RibbonFilter::from_keys(all.iter().map(|k| k.to_le_bytes()), 7).expect("ribbon")
+            },
+            |f, keys| count(f, keys, |f, k| Filter::contains(f, &k.to_le_bytes())),
+            lab_meta,
+        ),
         // ---- peers ----
         fastbloom_entry("fastbloom", "u64 via Hash (SipHash-1-3)", |n, p| {
             fastbloom::BloomFilter::with_false_pos(p)

@@ -3,8 +3,8 @@
 //! Dillinger & Walzer (2021), "Ribbon filter: practically smaller than Bloom and Xor",
 //! arXiv:2103.02515. A ribbon filter stores a solution `Z` (`m` rows of `r` bits) of a linear
 //! system over GF(2): every key `x` contributes one equation `⟨c(x), Z[s(x) .. s(x)+w]⟩ = f(x)`,
-//! where `s(x)` is a start row in `0..=m−w`, `c(x)` a random `w`-bit coefficient row (first bit
-//! 1) and `f(x)` the key's `r`-bit fingerprint. The rows of the system form a *band* of width
+//! where `s(x)` is a start row in `0..=m−w`, `c(x)` a random `w`-bit coefficient row (its first
+//! bit set) and `f(x)` the key's `r`-bit fingerprint. The rows of the system form a *band* of width
 //! `w` (the "ribbon"), which is what lets Gaussian elimination run in `O(n·w)` word operations
 //! on the fly (the paper's "Rapid Incremental Boolean Banding ON the fly", §3).
 //!
