@@ -28,7 +28,7 @@ pub trait Filter: Send + Sync + fmt::Debug {
     ///
     /// # Panics
     /// When [`Filter::try_insert`] fails: only filters with a hard capacity do, and static-set
-    /// filters (xor, binary fuse), which refuse every insert ([`Error::Static`]).
+    /// filters (xor, binary fuse, ribbon), which refuse every insert ([`Error::Static`]).
     fn insert(&mut self, item: &[u8]) {
         if let Err(e) = self.try_insert(item) {
             panic!("insert failed: {e}");

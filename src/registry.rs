@@ -329,9 +329,9 @@ impl FilterSpec {
     /// Build the filter holding `keys`, for every kind: a dynamic kind is built
     /// ([`FilterSpec::build`]) and every key inserted with [`Filter::try_insert`], stopping at the
     /// first refusal with its error; a static-set kind is constructed from the whole set (repeats
-    /// allowed), its fingerprint width from `fingerprint_bits` (8 or 16) or else from `p`
-    /// ([`theory::xor::fingerprint_bits_for`]), its size from the number of distinct keys
-    /// (`n` is not used).
+    /// allowed), its fingerprint width from `fingerprint_bits` (8 or 16; ribbon 1 to 32) or else
+    /// from `p` ([`theory::xor::fingerprint_bits_for`], [`theory::ribbon::result_bits_for`]),
+    /// its size from the number of distinct keys (`n` is not used).
     ///
     /// ```
     /// use bloomlab::{Filter, FilterKind, FilterSpec};

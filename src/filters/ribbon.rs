@@ -32,7 +32,7 @@ pub const WIDTH: u32 = model::WIDTH;
 ///   `s .. s+64` of the solution; the key is reported present when the `r` result bits equal
 ///   its fingerprint. Every key of the set does; any other key with probability `2^−r`
 ///   ([`model::fpr`]).
-/// * **Layout**: the solution is *interleaved* (the paper's §3.3): block `b` of 64 rows is `r`
+/// * **Layout**: the solution is *interleaved* (the paper's interleaved solution storage): block `b` of 64 rows is `r`
 ///   words, word `j` holding bit `j` of each of the block's rows, so a query reads word `j` of
 ///   two adjacent blocks.
 /// * **Construction** from the whole set ([`RibbonFilter::from_keys_and`]): hashes are

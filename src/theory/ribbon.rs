@@ -6,13 +6,13 @@
 //! where `s(x)` is a start row in `0..=m−w`, `c(x)` a random `w`-bit coefficient row (its first
 //! bit set) and `f(x)` the key's `r`-bit fingerprint. The rows of the system form a *band* of width
 //! `w` (the "ribbon"), which is what lets Gaussian elimination run in `O(n·w)` word operations
-//! on the fly (the paper's "Rapid Incremental Boolean Banding ON the fly", §3).
+//! on the fly (the paper's "Rapid Incremental Boolean Banding ON the fly").
 //!
 //! A query for an absent key computes the same inner product over a solution that was fixed by
 //! other keys; its fingerprint is independent of the window, so it matches with probability
 //!
 //! ```text
-//! FPR = 2^−r                           (the paper, §2: a retrieval structure of r-bit values)
+//! FPR = 2^−r                           (a retrieval structure of r-bit values)
 //! bits per key = r·m/n = (1 + ε)·r     (m = (1 + ε)·n rows)
 //! lower bound  = log2(1/FPR) = r       (Carter et al. 1978), so the overhead is ε
 //! ```
@@ -20,7 +20,7 @@
 //! **How much ε.** The system is solvable with high probability when `m = (1 + ε)·n` and the
 //! width `w` grows like `log(n)/ε` (Dietzfelbinger & Walzer 2019, "Efficient Gauss elimination
 //! for near-quadratic matrices with one short random block per row", ESA; the ribbon paper's
-//! analysis of standard Ribbon, §4): at a fixed width the overhead needed grows with
+//! analysis of standard Ribbon): at a fixed width the overhead needed grows with
 //! `log n`. The constants here are the measured ones Dillinger published with RocksDB's
 //! implementation of this paper (`util/ribbon_config.cc`, data from `FindOccupancy`, standard
 //! Ribbon, 64-bit coefficients, no "smash", construction failure 1 in 20 per seed): at
