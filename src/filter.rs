@@ -132,6 +132,8 @@ pub enum FilterKind {
     Xor,
     /// Binary fuse filter (3-wise): a static set, 8- or 16-bit fingerprints in ≈1.125·n slots.
     BinaryFuse,
+    /// Quotient filter: r-bit remainders in 2^q slots, supports remove, merge and resize.
+    Quotient,
 }
 
 /// How a kind is sized.
@@ -173,7 +175,7 @@ pub struct Capabilities {
 
 impl FilterKind {
     /// Every filter kind.
-    pub const ALL: [FilterKind; 8] = [
+    pub const ALL: [FilterKind; 9] = [
         FilterKind::Standard,
         FilterKind::Counting,
         FilterKind::Blocked,
@@ -182,6 +184,7 @@ impl FilterKind {
         FilterKind::Cuckoo,
         FilterKind::Xor,
         FilterKind::BinaryFuse,
+        FilterKind::Quotient,
     ];
 
     /// The public name.
@@ -196,6 +199,7 @@ impl FilterKind {
             FilterKind::Cuckoo => "cuckoo",
             FilterKind::Xor => "xor",
             FilterKind::BinaryFuse => "binary-fuse",
+            FilterKind::Quotient => "quotient",
         }
     }
 
@@ -217,6 +221,8 @@ impl FilterKind {
             FilterKind::Cuckoo => 5,
             FilterKind::Xor => 6,
             FilterKind::BinaryFuse => 7,
+            // 8 is ribbon's (another branch).
+            FilterKind::Quotient => 9,
         }
     }
 
@@ -232,6 +238,7 @@ impl FilterKind {
             5 => FilterKind::Cuckoo,
             6 => FilterKind::Xor,
             7 => FilterKind::BinaryFuse,
+            9 => FilterKind::Quotient,
             _ => return None,
         })
     }
@@ -275,7 +282,8 @@ impl FilterKind {
                 sizing: Sizing::Rate,
                 ..bloom
             },
-            FilterKind::Cuckoo => Capabilities {
+            // Resizing is explicit and doubles the rate at a given load: no `grows`.
+            FilterKind::Cuckoo | FilterKind::Quotient => Capabilities {
                 removable: true,
                 has_strategy: false,
                 sizing: Sizing::Rate,

@@ -19,8 +19,8 @@ use crate::bits::BitVec;
 use crate::error::{Error, Param, Result};
 use crate::filter::{Filter, FilterKind, Removable, Sizing};
 use crate::filters::{
-    BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, ScalableBloom, ScalableParams,
-    SplitBlockBloom, StandardBloom, XorFilter,
+    BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, QuotientFilter, ScalableBloom,
+    ScalableParams, SplitBlockBloom, StandardBloom, XorFilter,
 };
 use crate::hash::{AnyHasher, AnyStrategy, HashId, StrategyId};
 use crate::persist::{self, Identity, LoadOptions, Payload, Persist, SaveOptions};
@@ -46,6 +46,8 @@ pub enum AnyFilter {
     Xor(XorFilter<AnyHasher>),
     /// [`FilterKind::BinaryFuse`].
     BinaryFuse(BinaryFuseFilter<AnyHasher>),
+    /// [`FilterKind::Quotient`].
+    Quotient(QuotientFilter<AnyHasher>),
 }
 
 /// `each!(self, f => expr)`: evaluate `expr` with `f` bound to the concrete filter.
@@ -60,6 +62,7 @@ macro_rules! each {
             AnyFilter::Cuckoo($f) => $e,
             AnyFilter::Xor($f) => $e,
             AnyFilter::BinaryFuse($f) => $e,
+            AnyFilter::Quotient($f) => $e,
         }
     };
 }
@@ -124,6 +127,15 @@ impl AnyFilter {
                 };
                 Self::Cuckoo(CuckooFilter::with_capacity_and(spec.n, f, hasher)?)
             }
+            FilterKind::Quotient => {
+                let (q, r) = theory::quotient::sizing(
+                    spec.n,
+                    spec.p,
+                    spec.fingerprint_bits,
+                    theory::quotient::DEFAULT_MAX_LOAD,
+                )?;
+                Self::Quotient(QuotientFilter::with_qr_and(q, r, hasher)?)
+            }
             FilterKind::Xor | FilterKind::BinaryFuse => {
                 return Err(Error::Static {
                     kind: spec.kind.name(),
@@ -169,7 +181,8 @@ impl AnyFilter {
             | FilterKind::Blocked
             | FilterKind::SplitBlock
             | FilterKind::Scalable
-            | FilterKind::Cuckoo => {
+            | FilterKind::Cuckoo
+            | FilterKind::Quotient => {
                 let mut f = Self::build_with(spec, hasher)?;
                 for k in keys {
                     f.try_insert(k.as_ref())?;
@@ -208,6 +221,7 @@ impl AnyFilter {
             FilterKind::Cuckoo => Self::Cuckoo(Persist::decode_from(i, p, b)?),
             FilterKind::Xor => Self::Xor(Persist::decode_from(i, p, b)?),
             FilterKind::BinaryFuse => Self::BinaryFuse(Persist::decode_from(i, p, b)?),
+            FilterKind::Quotient => Self::Quotient(Persist::decode_from(i, p, b)?),
         })
     }
 
@@ -266,7 +280,8 @@ impl AnyFilter {
             | Self::Scalable(_)
             | Self::Cuckoo(_)
             | Self::Xor(_)
-            | Self::BinaryFuse(_) => None,
+            | Self::BinaryFuse(_)
+            | Self::Quotient(_) => None,
         }
     }
 
@@ -282,7 +297,8 @@ impl AnyFilter {
             | Self::Scalable(_)
             | Self::Cuckoo(_)
             | Self::Xor(_)
-            | Self::BinaryFuse(_) => None,
+            | Self::BinaryFuse(_)
+            | Self::Quotient(_) => None,
         }
     }
 
@@ -298,7 +314,7 @@ impl AnyFilter {
             None => Err(Error::invalid(
                 Param::Other("filter"),
                 kind,
-                "a removable kind (counting, cuckoo) to remove items",
+                "a removable kind (counting, cuckoo, quotient) to remove items",
             )),
         }
     }
@@ -363,6 +379,7 @@ fn refuse_m_k(spec: &FilterSpec) -> Result<()> {
         FilterKind::Cuckoo => "cuckoo: sized from n and p (or fingerprint-bits)",
         FilterKind::Xor => "xor: sized from its keys and p (or fingerprint-bits)",
         FilterKind::BinaryFuse => "binary-fuse: sized from its keys and p (or fingerprint-bits)",
+        FilterKind::Quotient => "quotient: sized from n and p (or fingerprint-bits as r)",
         FilterKind::Standard
         | FilterKind::Counting
         | FilterKind::Blocked
@@ -482,6 +499,7 @@ mod tests {
             (FilterKind::Cuckoo, 5),
             (FilterKind::Xor, 6),
             (FilterKind::BinaryFuse, 7),
+            (FilterKind::Quotient, 9),
         ];
         assert_eq!(pinned.len(), FilterKind::ALL.len());
         for (kind, code) in pinned {

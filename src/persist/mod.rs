@@ -45,6 +45,7 @@
 //! | cuckoo | 5 | `buckets: u64, f: u32, longest_chain: u32, len, rng, kicks, refused: u64` (48) | `⌈4·f·buckets/64⌉` words |
 //! | xor | 6 | `f: u32, attempts: u32, segment_length L: u64, seed: u64, len: u64, distinct: u64` (40) | `3·L` slots of `f/8` bytes, little-endian |
 //! | binary-fuse | 7 | `f: u32, attempts: u32, arity: u32 = 3, reserved: u32 = 0, seed: u64, len: u64, distinct: u64` (40) | the slots of [`crate::theory::binary_fuse::layout`]`(3, distinct)`, `f/8` bytes each, little-endian |
+//! | quotient | 9 | `layout: u32 = 1, q: u32, r: u32, reserved: u32 = 0, len: u64, max_load: f64` (32; layout version 1, see `codecs/quotient.rs`) | `3·⌈2^q/64⌉` metadata words, then `⌈2^q·r/64⌉` remainder words |
 //!
 //! A static-set file (xor, binary fuse) is checked against its own sizing rule: the layout must be what
 //! `distinct` keys get, `f` 8 or 16, `attempts` 1 to 32, `distinct ≤ len`, the payload exactly

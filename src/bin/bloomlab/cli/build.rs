@@ -27,7 +27,8 @@ pub struct Args {
     /// File of keys, one per line (`-` for standard input, which then needs --n).
     #[arg(long)]
     pub keys: PathBuf,
-    /// Filter kind: standard, counting, blocked, split-block, scalable, cuckoo, xor, binary-fuse.
+    /// Filter kind: standard, counting, blocked, split-block, scalable, cuckoo, xor, binary-fuse,
+    /// quotient.
     #[arg(long, value_parser = parse_filter, default_value = "standard")]
     pub filter: FilterKind,
     /// Target false-positive rate, strictly between 0 and 1 (0.01, 1%, 1/100).
@@ -64,8 +65,8 @@ pub struct Args {
     /// Write the secret key into the output file in the clear (the file is made private to you).
     #[arg(long, requires = "key_file")]
     pub store_key: bool,
-    /// Fingerprint bits: 8, 12 or 16 for cuckoo, 8 or 16 for xor and binary-fuse (0: the smallest
-    /// that meets p).
+    /// Fingerprint bits: 8, 12 or 16 for cuckoo, 8 or 16 for xor and binary-fuse, remainder bits
+    /// 1 to 32 for quotient (0: the smallest that meets p).
     #[arg(long, allow_hyphen_values = true, value_parser = parse_fp_bits, default_value = "0")]
     pub fingerprint_bits: u32,
     /// Scalable growth factor (> 1).

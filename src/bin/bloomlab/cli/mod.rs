@@ -77,11 +77,12 @@ pub fn parse_strategy(s: &str) -> Result<bloomlab::hash::StrategyId, String> {
     s.parse().map_err(|e: bloomlab::Error| e.to_string())
 }
 
-/// Cuckoo fingerprint bits: 8, 12 or 16, or 0 (chosen from p).
+/// Fingerprint bits: 8, 12 or 16 (cuckoo), 8 or 16 (xor, binary-fuse), 1 to 32 (quotient
+/// remainder bits), or 0 (chosen from p); the kind checks its own set when it is built.
 pub fn parse_fp_bits(s: &str) -> Flag<u32> {
-    const VALID: &str = "8, 12 or 16 (or 0: chosen from p)";
+    const VALID: &str = "8, 12 or 16 for cuckoo, 8 or 16 for xor and binary-fuse, 1 to 32 for quotient (or 0: chosen from p)";
     flag(match units::parse_count(s, Param::FingerprintBits) {
-        Ok(f @ (0 | 8 | 12 | 16)) => Ok(f as u32),
+        Ok(f @ 0..=32) => Ok(f as u32),
         Ok(_) => Err(Error::invalid(
             Param::FingerprintBits,
             format!("'{s}' is not a fingerprint width"),
