@@ -3,8 +3,8 @@
 //! (Allocation bounds are checked in `tests/persist_alloc.rs`, which needs its own allocator.)
 
 use bloomlab::filters::{
-    BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, ScalableBloom, ScalableParams,
-    SplitBlockBloom, XorFilter,
+    BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, QuotientFilter, ScalableBloom,
+    ScalableParams, SplitBlockBloom, XorFilter,
 };
 use bloomlab::hash::{AnyHasher, AnyStrategy, HashId, StrategyId};
 use bloomlab::persist::{self, KeyPolicy, LoadOptions, SaveOptions};
@@ -131,6 +131,13 @@ fn file_of_kind(kind: usize, h: usize, s: usize, seed: u64, items: u64, kp: KeyP
         }
         FilterKind::BinaryFuse => {
             let f = BinaryFuseFilter::from_keys_and(keys, [8, 16][s % 2], hasher).unwrap();
+            persist::to_bytes(&f, &opts)
+        }
+        FilterKind::Quotient => {
+            let mut f = QuotientFilter::with_qr_and(9, [1, 7, 19, 32][s % 4], hasher).unwrap();
+            keys.for_each(|k| {
+                let _ = f.try_insert(&k);
+            });
             persist::to_bytes(&f, &opts)
         }
     }

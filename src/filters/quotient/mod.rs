@@ -423,13 +423,17 @@ impl<H: ItemHasher> Filter for QuotientFilter<H> {
     fn details(&self) -> Vec<(String, String)> {
         vec![
             ("slots".into(), self.slots().to_string()),
-            ("quotient bits q".into(), self.q.to_string()),
-            ("remainder bits r".into(), self.r.to_string()),
+            ("quotient bits".into(), self.q.to_string()),
+            ("remainder bits".into(), self.r.to_string()),
             ("load factor".into(), format!("{:.4}", self.load_factor())),
             ("load limit".into(), format!("{:.4}", self.max_load)),
             (
                 "bits per item".into(),
-                format!("{:.3}", model::bits_per_key(self.r, self.load_factor())),
+                if self.len == 0 {
+                    "- (empty)".into()
+                } else {
+                    format!("{:.3}", model::bits_per_key(self.r, self.load_factor()))
+                },
             ),
         ]
     }
