@@ -150,9 +150,74 @@ impl Table {
     }
 
     /// The first slot of the run of quotient `fq` (which must be occupied), or the slot where
-    /// that run would begin: walk back to the cluster's start, then forward one run per
-    /// occupied quotient until `fq`.
+    /// that run would begin. Tables of 64 slots or more use whole words
+    /// ([`Table::run_start_words`]); smaller ones walk slot by slot.
+    #[inline]
     fn run_start(&self, fq: u64) -> u64 {
+        if self.mask >= 63 {
+            self.run_start_words(fq)
+        } else {
+            self.run_start_slots(fq)
+        }
+    }
+
+    /// [`Table::run_start`] a word at a time: the cluster's start `b` is the last slot at or
+    /// before `fq` that is not shifted; the runs between `b` and `fq` belong to the `k`
+    /// occupied quotients in `[b, fq)`, and every slot of a cluster that is not a continuation
+    /// starts a run, so `fq`'s run starts at the `k`-th (from 0) non-continuation slot from `b`
+    /// (the slot after the cluster when `fq`'s run is new). The table's words hold whole
+    /// blocks of 64 slots here, so wrapping at the end is wrapping at a word boundary.
+    pub(super) fn run_start_words(&self, fq: u64) -> u64 {
+        let words = self.meta.len() / 3;
+        let word = |which: usize, w: usize| self.meta[3 * w + which];
+        // 1. Back to the last unshifted slot at or before fq.
+        let (mut w, bit) = ((fq >> 6) as usize, fq & 63);
+        let keep = if bit == 63 {
+            u64::MAX
+        } else {
+            (1u64 << (bit + 1)) - 1
+        };
+        let mut z = !word(SHF, w) & keep;
+        while z == 0 {
+            w = if w == 0 { words - 1 } else { w - 1 };
+            z = !word(SHF, w);
+        }
+        let b = (w as u64) * 64 + 63 - u64::from(z.leading_zeros());
+        // 2. Occupied quotients in [b, fq), circularly.
+        let mut k = 0u64;
+        let (mut x, end) = (b, fq);
+        while x != end {
+            let (xw, xb) = ((x >> 6) as usize, x & 63);
+            let same_word = (end >> 6) as usize == xw && end >= x;
+            let hi = if same_word { end & 63 } else { 64 };
+            let m = (u64::MAX >> (64 - (hi - xb))) << xb;
+            k += u64::from((word(OCC, xw) & m).count_ones());
+            x = if same_word {
+                end
+            } else {
+                ((xw as u64 + 1) * 64) & self.mask
+            };
+        }
+        // 3. The k-th non-continuation slot from b.
+        let (mut w, mut from) = ((b >> 6) as usize, b & 63);
+        loop {
+            let mut z = !word(CONT, w) & (u64::MAX << from);
+            let c = u64::from(z.count_ones());
+            if c > k {
+                for _ in 0..k {
+                    z &= z - 1;
+                }
+                return (w as u64) * 64 + u64::from(z.trailing_zeros());
+            }
+            k -= c;
+            w = if w + 1 == words { 0 } else { w + 1 };
+            from = 0;
+        }
+    }
+
+    /// [`Table::run_start`] slot by slot: walk back to the cluster's start, then forward one
+    /// run per occupied quotient until `fq`.
+    pub(super) fn run_start_slots(&self, fq: u64) -> u64 {
         let mut b = fq;
         while self.shifted(b) {
             b = self.prev(b);
