@@ -56,12 +56,12 @@ use table::Table;
 /// use bloomlab::{Filter, Removable};
 /// use bloomlab::filters::QuotientFilter;
 /// let mut f = QuotientFilter::with_qr(10, 8).unwrap();
-/// for i in 0u64..973 { f.try_insert(&i.to_le_bytes()).unwrap(); }
-/// assert!(f.try_insert(b"one too many").is_err());     // 973 = ⌊0.95·1024⌋ is the limit
+/// for i in 0u64..972 { f.try_insert(&i.to_le_bytes()).unwrap(); }
+/// assert!(f.try_insert(b"one too many").is_err());     // 972 = ⌊0.95·1024⌋ is the limit
 /// f.remove(&0u64.to_le_bytes()).unwrap();
 /// f.resize().unwrap();                                  // 2048 slots, 7-bit remainders
-/// assert_eq!((f.q(), f.r(), f.len()), (11, 7, 972));
-/// assert!((1u64..973).all(|i| f.contains(&i.to_le_bytes())));
+/// assert_eq!((f.q(), f.r(), f.len()), (11, 7, 971));
+/// assert!((1u64..972).all(|i| f.contains(&i.to_le_bytes())));
 /// ```
 #[derive(Debug, Clone)]
 pub struct QuotientFilter<H = Xxh3> {
