@@ -147,6 +147,10 @@ const NOTES: &str = "
   ratio 0.85 applies to later layers) with k = ⌈log2(1/p)⌉ = 7 slices of n/ln 2 bits each: each
   slice ends half full, so its FPR is 2^-7 = 0.78% (measured 0.79%) at 7/ln 2 = 10.1 bits/key.
 - **sbbf-rs-safe 0.3.2**: whole bits per key only; 11 requested (Parquet's table: 10.5 for 1%).
+- **qfilter 0.3.1** (rank-select quotient filter): given the same q and r as bloomlab-quotient
+  (`theory::quotient::sizing`) and the same `xxh3_64` of the 8 LE bytes as its fingerprint, it
+  stores the same fingerprints, so its rate is bloomlab-quotient's (`1 − e^(−α/2^r)`; at 10^6
+  keys the power-of-two table is 47.7% full, so both sit well under 1%).
 ";
 
 fn write(rows: &[Row]) {

@@ -8,7 +8,8 @@
 //! `#[bench::NAME(args = (NAME), setup = ...)]` line to each of the three functions.
 
 use bloomlab::filters::{
-    BlockedBloom, CountingBloom, CuckooFilter, RibbonFilter, ScalableBloom, SplitBlockBloom,
+    BlockedBloom, CountingBloom, CuckooFilter, QuotientFilter, RibbonFilter, ScalableBloom,
+    SplitBlockBloom,
 };
 use bloomlab::hash::{DoubleHashing, Xxh3, mix64};
 use bloomlab::{Filter, StandardBloom};
@@ -51,6 +52,9 @@ fn scalable() -> Box<dyn Filter> {
 }
 fn cuckoo() -> Box<dyn Filter> {
     Box::new(CuckooFilter::with_rate(N, P).expect("cuckoo"))
+}
+fn quotient() -> Box<dyn Filter> {
+    Box::new(QuotientFilter::with_rate(N, P).expect("quotient"))
 }
 
 /// Static sets (ribbon) are built from their whole key set, `key(0..N)`; queries only.
@@ -101,6 +105,7 @@ fn for_miss(make: Make) -> (Box<dyn Filter>, Vec<[u8; 8]>) {
 #[bench::split_block(args = (split_block), setup = for_insert)]
 #[bench::scalable(args = (scalable), setup = for_insert)]
 #[bench::cuckoo(args = (cuckoo), setup = for_insert)]
+#[bench::quotient(args = (quotient), setup = for_insert)]
 fn insert(input: (Box<dyn Filter>, Vec<[u8; 8]>)) -> Box<dyn Filter> {
     let (mut f, keys) = input;
     for k in &keys {
@@ -118,6 +123,7 @@ fn insert(input: (Box<dyn Filter>, Vec<[u8; 8]>)) -> Box<dyn Filter> {
 #[bench::scalable(args = (scalable), setup = for_hit)]
 #[bench::cuckoo(args = (cuckoo), setup = for_hit)]
 #[bench::ribbon(args = (ribbon), setup = static_for_hit)]
+#[bench::quotient(args = (quotient), setup = for_hit)]
 fn query_hit(input: (Box<dyn Filter>, Vec<[u8; 8]>)) -> usize {
     let (f, keys) = input;
     keys.iter()
@@ -134,6 +140,7 @@ fn query_hit(input: (Box<dyn Filter>, Vec<[u8; 8]>)) -> usize {
 #[bench::scalable(args = (scalable), setup = for_miss)]
 #[bench::cuckoo(args = (cuckoo), setup = for_miss)]
 #[bench::ribbon(args = (ribbon), setup = static_for_miss)]
+#[bench::quotient(args = (quotient), setup = for_miss)]
 fn query_miss(input: (Box<dyn Filter>, Vec<[u8; 8]>)) -> usize {
     let (f, keys) = input;
     keys.iter()
@@ -184,6 +191,15 @@ impl Peer for cuckoofilter::CuckooFilter<std::collections::hash_map::DefaultHash
         self.contains(&k)
     }
 }
+/// Fed the same hash bloomlab-quotient computes (xxh3_64 of the 8 LE bytes) as its fingerprint.
+impl Peer for qfilter::Filter {
+    fn ins(&mut self, k: u64) {
+        let _ = self.insert_fingerprint(true, xxhash_rust::xxh3::xxh3_64(&k.to_le_bytes()));
+    }
+    fn has(&self, k: u64) -> bool {
+        self.contains_fingerprint(xxhash_rust::xxh3::xxh3_64(&k.to_le_bytes()))
+    }
+}
 impl Peer for growable_bloom_filter::GrowableBloom {
     fn ins(&mut self, k: u64) {
         self.insert(k);
@@ -215,6 +231,11 @@ fn sbbf() -> Box<dyn Peer> {
 }
 fn cuckoofilter() -> Box<dyn Peer> {
     Box::new(cuckoofilter::CuckooFilter::with_capacity(N as usize))
+}
+/// The same q and r as bloomlab-quotient at (N, P).
+fn qfilter() -> Box<dyn Peer> {
+    let (q, r) = bloomlab::theory::quotient::sizing(N, Some(P), 0, 0.95).expect("sizing");
+    Box::new(qfilter::Filter::with_fingerprint_size(N, (q + r) as u8).expect("qfilter"))
 }
 fn growable() -> Box<dyn Peer> {
     Box::new(growable_bloom_filter::GrowableBloom::new(P, N as usize))
@@ -249,6 +270,7 @@ fn peer_for_miss(make: MakePeer) -> (Box<dyn Peer>, Vec<u64>) {
 #[bench::fastbloom_foldhash(args = (fastbloom_foldhash), setup = peer_for_insert)]
 #[bench::sbbf(args = (sbbf), setup = peer_for_insert)]
 #[bench::cuckoofilter(args = (cuckoofilter), setup = peer_for_insert)]
+#[bench::qfilter(args = (qfilter), setup = peer_for_insert)]
 #[bench::growable(args = (growable), setup = peer_for_insert)]
 fn peer_insert(input: (Box<dyn Peer>, Vec<u64>)) -> Box<dyn Peer> {
     let (mut f, keys) = input;
@@ -263,6 +285,7 @@ fn peer_insert(input: (Box<dyn Peer>, Vec<u64>)) -> Box<dyn Peer> {
 #[bench::fastbloom_foldhash(args = (fastbloom_foldhash), setup = peer_for_hit)]
 #[bench::sbbf(args = (sbbf), setup = peer_for_hit)]
 #[bench::cuckoofilter(args = (cuckoofilter), setup = peer_for_hit)]
+#[bench::qfilter(args = (qfilter), setup = peer_for_hit)]
 #[bench::growable(args = (growable), setup = peer_for_hit)]
 fn peer_query_hit(input: (Box<dyn Peer>, Vec<u64>)) -> usize {
     let (f, keys) = input;
@@ -274,6 +297,7 @@ fn peer_query_hit(input: (Box<dyn Peer>, Vec<u64>)) -> usize {
 #[bench::fastbloom_foldhash(args = (fastbloom_foldhash), setup = peer_for_miss)]
 #[bench::sbbf(args = (sbbf), setup = peer_for_miss)]
 #[bench::cuckoofilter(args = (cuckoofilter), setup = peer_for_miss)]
+#[bench::qfilter(args = (qfilter), setup = peer_for_miss)]
 #[bench::growable(args = (growable), setup = peer_for_miss)]
 fn peer_query_miss(input: (Box<dyn Peer>, Vec<u64>)) -> usize {
     let (f, keys) = input;

@@ -134,6 +134,8 @@ pub enum FilterKind {
     BinaryFuse,
     /// Standard ribbon filter (width 64): a static set, any 1- to 32-bit result in ≈1.1·n rows.
     Ribbon,
+    /// Quotient filter: r-bit remainders in 2^q slots, supports remove, merge and resize.
+    Quotient,
 }
 
 /// How a kind is sized.
@@ -175,7 +177,7 @@ pub struct Capabilities {
 
 impl FilterKind {
     /// Every filter kind.
-    pub const ALL: [FilterKind; 9] = [
+    pub const ALL: [FilterKind; 10] = [
         FilterKind::Standard,
         FilterKind::Counting,
         FilterKind::Blocked,
@@ -185,6 +187,7 @@ impl FilterKind {
         FilterKind::Xor,
         FilterKind::BinaryFuse,
         FilterKind::Ribbon,
+        FilterKind::Quotient,
     ];
 
     /// The public name.
@@ -200,6 +203,7 @@ impl FilterKind {
             FilterKind::Xor => "xor",
             FilterKind::BinaryFuse => "binary-fuse",
             FilterKind::Ribbon => "ribbon",
+            FilterKind::Quotient => "quotient",
         }
     }
 
@@ -222,6 +226,7 @@ impl FilterKind {
             FilterKind::Xor => 6,
             FilterKind::BinaryFuse => 7,
             FilterKind::Ribbon => 8,
+            FilterKind::Quotient => 9,
         }
     }
 
@@ -238,6 +243,7 @@ impl FilterKind {
             6 => FilterKind::Xor,
             7 => FilterKind::BinaryFuse,
             8 => FilterKind::Ribbon,
+            9 => FilterKind::Quotient,
             _ => return None,
         })
     }
@@ -281,7 +287,8 @@ impl FilterKind {
                 sizing: Sizing::Rate,
                 ..bloom
             },
-            FilterKind::Cuckoo => Capabilities {
+            // Resizing is explicit and doubles the rate at a given load: no `grows`.
+            FilterKind::Cuckoo | FilterKind::Quotient => Capabilities {
                 removable: true,
                 has_strategy: false,
                 sizing: Sizing::Rate,

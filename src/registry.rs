@@ -19,8 +19,8 @@ use crate::bits::BitVec;
 use crate::error::{Error, Param, Result};
 use crate::filter::{Filter, FilterKind, Removable, Sizing};
 use crate::filters::{
-    BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, RibbonFilter, ScalableBloom,
-    ScalableParams, SplitBlockBloom, StandardBloom, XorFilter,
+    BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, QuotientFilter, RibbonFilter,
+    ScalableBloom, ScalableParams, SplitBlockBloom, StandardBloom, XorFilter,
 };
 use crate::hash::{AnyHasher, AnyStrategy, HashId, StrategyId};
 use crate::persist::{self, Identity, LoadOptions, Payload, Persist, SaveOptions};
@@ -48,6 +48,8 @@ pub enum AnyFilter {
     BinaryFuse(BinaryFuseFilter<AnyHasher>),
     /// [`FilterKind::Ribbon`].
     Ribbon(RibbonFilter<AnyHasher>),
+    /// [`FilterKind::Quotient`].
+    Quotient(QuotientFilter<AnyHasher>),
 }
 
 /// `each!(self, f => expr)`: evaluate `expr` with `f` bound to the concrete filter.
@@ -63,6 +65,7 @@ macro_rules! each {
             AnyFilter::Xor($f) => $e,
             AnyFilter::BinaryFuse($f) => $e,
             AnyFilter::Ribbon($f) => $e,
+            AnyFilter::Quotient($f) => $e,
         }
     };
 }
@@ -127,6 +130,15 @@ impl AnyFilter {
                 };
                 Self::Cuckoo(CuckooFilter::with_capacity_and(spec.n, f, hasher)?)
             }
+            FilterKind::Quotient => {
+                let (q, r) = theory::quotient::sizing(
+                    spec.n,
+                    spec.p,
+                    spec.fingerprint_bits,
+                    theory::quotient::DEFAULT_MAX_LOAD,
+                )?;
+                Self::Quotient(QuotientFilter::with_qr_and(q, r, hasher)?)
+            }
             FilterKind::Xor | FilterKind::BinaryFuse | FilterKind::Ribbon => {
                 return Err(Error::Static {
                     kind: spec.kind.name(),
@@ -177,7 +189,8 @@ impl AnyFilter {
             | FilterKind::Blocked
             | FilterKind::SplitBlock
             | FilterKind::Scalable
-            | FilterKind::Cuckoo => {
+            | FilterKind::Cuckoo
+            | FilterKind::Quotient => {
                 let mut f = Self::build_with(spec, hasher)?;
                 for k in keys {
                     f.try_insert(k.as_ref())?;
@@ -217,6 +230,7 @@ impl AnyFilter {
             FilterKind::Xor => Self::Xor(Persist::decode_from(i, p, b)?),
             FilterKind::BinaryFuse => Self::BinaryFuse(Persist::decode_from(i, p, b)?),
             FilterKind::Ribbon => Self::Ribbon(Persist::decode_from(i, p, b)?),
+            FilterKind::Quotient => Self::Quotient(Persist::decode_from(i, p, b)?),
         })
     }
 
@@ -276,7 +290,8 @@ impl AnyFilter {
             | Self::Cuckoo(_)
             | Self::Xor(_)
             | Self::BinaryFuse(_)
-            | Self::Ribbon(_) => None,
+            | Self::Ribbon(_)
+            | Self::Quotient(_) => None,
         }
     }
 
@@ -293,7 +308,8 @@ impl AnyFilter {
             | Self::Cuckoo(_)
             | Self::Xor(_)
             | Self::BinaryFuse(_)
-            | Self::Ribbon(_) => None,
+            | Self::Ribbon(_)
+            | Self::Quotient(_) => None,
         }
     }
 
@@ -309,7 +325,7 @@ impl AnyFilter {
             None => Err(Error::invalid(
                 Param::Other("filter"),
                 kind,
-                "a removable kind (counting, cuckoo) to remove items",
+                "a removable kind (counting, cuckoo, quotient) to remove items",
             )),
         }
     }
@@ -389,6 +405,7 @@ fn refuse_m_k(spec: &FilterSpec) -> Result<()> {
         FilterKind::Xor => "xor: sized from its keys and p (or fingerprint-bits)",
         FilterKind::BinaryFuse => "binary-fuse: sized from its keys and p (or fingerprint-bits)",
         FilterKind::Ribbon => "ribbon: sized from its keys and p (or fingerprint-bits)",
+        FilterKind::Quotient => "quotient: sized from n and p (or fingerprint-bits as r)",
         FilterKind::Standard
         | FilterKind::Counting
         | FilterKind::Blocked
@@ -509,6 +526,7 @@ mod tests {
             (FilterKind::Xor, 6),
             (FilterKind::BinaryFuse, 7),
             (FilterKind::Ribbon, 8),
+            (FilterKind::Quotient, 9),
         ];
         assert_eq!(pinned.len(), FilterKind::ALL.len());
         for (kind, code) in pinned {

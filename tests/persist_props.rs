@@ -3,8 +3,8 @@
 //! (Allocation bounds are checked in `tests/persist_alloc.rs`, which needs its own allocator.)
 
 use bloomlab::filters::{
-    BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, RibbonFilter, ScalableBloom,
-    ScalableParams, SplitBlockBloom, XorFilter,
+    BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, QuotientFilter, RibbonFilter,
+    ScalableBloom, ScalableParams, SplitBlockBloom, XorFilter,
 };
 use bloomlab::hash::{AnyHasher, AnyStrategy, HashId, StrategyId};
 use bloomlab::persist::{self, KeyPolicy, LoadOptions, SaveOptions};
@@ -135,6 +135,13 @@ fn file_of_kind(kind: usize, h: usize, s: usize, seed: u64, items: u64, kp: KeyP
         }
         FilterKind::Ribbon => {
             let f = RibbonFilter::from_keys_and(keys, [1, 7, 13, 32][s % 4], hasher).unwrap();
+            persist::to_bytes(&f, &opts)
+        }
+        FilterKind::Quotient => {
+            let mut f = QuotientFilter::with_qr_and(9, [1, 7, 19, 32][s % 4], hasher).unwrap();
+            keys.for_each(|k| {
+                let _ = f.try_insert(&k);
+            });
             persist::to_bytes(&f, &opts)
         }
     }

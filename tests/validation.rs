@@ -200,7 +200,7 @@ cli_rows! {
     calc_unknown_rule: "calc --n 1000 --p 0.01 --rule bogus" => "invalid --rule: bogus (valid: guava, redisbloom, redisbloom-nonscaling, parquet, optimal or all)";
     calc_rule_without_p: "calc --n 1000 --rule guava" => "invalid --rule: guava (valid: together with --n and --p)";
     calc_rule_with_m: "calc --n 1000 --p 0.01 --rule guava --m 1MB" => "invalid --rule/--m/--k: given together";
-    calc_unknown_filter: "calc --n 1000 --p 0.01 --filter bogus" => "unknown filter 'bogus' (known: standard, counting, blocked, split-block, scalable, cuckoo, xor, binary-fuse, ribbon)";
+    calc_unknown_filter: "calc --n 1000 --p 0.01 --filter bogus" => "unknown filter 'bogus' (known: standard, counting, blocked, split-block, scalable, cuckoo, xor, binary-fuse, ribbon, quotient)";
     calc_filter_without_p: "calc --n 1000 --filter cuckoo" => "invalid --filter: cuckoo (valid: together with --n and --p)";
     // measure
     measure_unknown_filter: "measure --n 100 --p 0.01 --filter bogus" => "unknown filter 'bogus'";
@@ -220,6 +220,7 @@ cli_rows! {
     measure_trials_too_many: "measure --n 100 --p 0.01 --trials 20000000" => "'--trials <TRIALS>': '20000000' is above 10,000,000";
     measure_seed_negative: "measure --n 100 --p 0.01 --seed -1" => "'--seed <SEED>'";
     measure_fingerprint_bits: "measure --n 100 --p 0.01 --fingerprint-bits 33" => "'33' is not a fingerprint width (valid: 8, 12 or 16 for cuckoo";
+    measure_quotient_fingerprint_bits: "measure --n 100 --p 0.01 --filter quotient --fingerprint-bits 0x" => "fingerprint";
     measure_growth_one: "measure --n 100 --p 0.01 --growth 1" => "'1' is out of range (valid: a number > 1 and <= 16";
     measure_tightening_one: "measure --n 100 --p 0.01 --tightening 1" => "'--tightening <TIGHTENING>': '1' is not strictly between 0 and 1";
     // build

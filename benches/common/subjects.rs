@@ -17,7 +17,8 @@
 #![allow(clippy::redundant_closure)]
 
 use bloomlab::filters::{
-    BlockedBloom, CountingBloom, CuckooFilter, RibbonFilter, ScalableBloom, SplitBlockBloom,
+    BlockedBloom, CountingBloom, CuckooFilter, QuotientFilter, RibbonFilter, ScalableBloom,
+    SplitBlockBloom,
 };
 use bloomlab::hash::{EnhancedDoubleHashing, Sip13, Xxh3};
 use bloomlab::{Filter, StandardBloom};
@@ -400,6 +401,9 @@ pub fn entries() -> Vec<Entry> {
             |f, keys| count(f, keys, |f, k| Filter::contains(f, &k.to_le_bytes())),
             lab_meta,
         ),
+        lab!("bloomlab-quotient", Both, |n, p| QuotientFilter::with_rate(
+            n, p
+        )),
         // ---- peers ----
         fastbloom_entry("fastbloom", "u64 via Hash (SipHash-1-3)", |n, p| {
             fastbloom::BloomFilter::with_false_pos(p)
@@ -485,6 +489,41 @@ pub fn entries() -> Vec<Entry> {
                     b,
                     format!(
                         "capacity=n (rounded to 2^k slots), 8-bit fingerprints, buckets of 4, {b} bits"
+                    ),
+                )
+            },
+        ),
+        // The same keys hashed the same way as bloomlab-quotient (xxh3_64 of the 8 LE bytes, fed
+        // as a fingerprint), at the same q and r: both store the same fingerprints.
+        dynamic(
+            "qfilter",
+            "xxh3_64 of 8 LE bytes",
+            Role::Both,
+            |n, p| {
+                let (q, r) = bloomlab::theory::quotient::sizing(n, Some(p), 0, 0.95)
+                    .expect("quotient sizing");
+                qfilter::Filter::with_fingerprint_size(n, (q + r) as u8).expect("qfilter")
+            },
+            |f, keys| {
+                for &k in keys {
+                    // Full (past 95% load): the bench keeps going, the audit counts.
+                    let _ =
+                        f.insert_fingerprint(true, xxhash_rust::xxh3::xxh3_64(&k.to_le_bytes()));
+                }
+            },
+            |f, keys| {
+                count(f, keys, |f, k| {
+                    f.contains_fingerprint(xxhash_rust::xxh3::xxh3_64(&k.to_le_bytes()))
+                })
+            },
+            |f| {
+                let b = f.memory_usage() as u64 * 8;
+                (
+                    b,
+                    format!(
+                        "rank-select, {}-bit fingerprints, capacity {}, {b} bits",
+                        f.fingerprint_size(),
+                        f.capacity()
                     ),
                 )
             },

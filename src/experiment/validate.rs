@@ -7,7 +7,7 @@ use super::runners::{self, Planned};
 use super::source::{Doc, pos_of};
 use super::spec::{FilterEntry, RunnerKind, Sweep, SweepVar, TheoryName};
 use crate::error::{Error, Param, Result};
-use crate::filter::Sizing;
+use crate::filter::{FilterKind, Sizing};
 use crate::plot::Scale;
 use crate::spec::FilterSpec;
 use crate::theory;
@@ -381,7 +381,11 @@ impl Experiment {
             }
         }
         if let Some(fb) = e.fingerprint_bits
-            && let Err(err) = theory::cuckoo::check_fingerprint_bits(fb)
+            && let Err(err) = if e.kind == FilterKind::Quotient {
+                theory::quotient::check_remainder_bits(fb)
+            } else {
+                theory::cuckoo::check_fingerprint_bits(fb)
+            }
         {
             return bad("fingerprint_bits", err.to_string());
         }
@@ -559,7 +563,14 @@ fn check_filter(fs: &FilterSpec) -> Result<()> {
             format!("not used by {}", fs.kind),
         ));
     }
-    if fs.kind.caps().fingerprints {
+    if fs.kind == FilterKind::Quotient {
+        theory::quotient::sizing(
+            fs.n,
+            fs.p,
+            fs.fingerprint_bits,
+            theory::quotient::DEFAULT_MAX_LOAD,
+        )?;
+    } else if fs.kind.caps().fingerprints {
         match (fs.fingerprint_bits, fs.p) {
             (0, Some(p)) => theory::cuckoo::fingerprint_bits_for(p).map(drop)?,
             (0, None) => {

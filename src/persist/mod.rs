@@ -46,6 +46,7 @@
 //! | xor | 6 | `f: u32, attempts: u32, segment_length L: u64, seed: u64, len: u64, distinct: u64` (40) | `3·L` slots of `f/8` bytes, little-endian |
 //! | binary-fuse | 7 | `f: u32, attempts: u32, arity: u32 = 3, reserved: u32 = 0, seed: u64, len: u64, distinct: u64` (40) | the slots of [`crate::theory::binary_fuse::layout`]`(3, distinct)`, `f/8` bytes each, little-endian |
 //! | ribbon | 8 | layout version 1: `version: u32 = 1, r: u32, attempts: u32, width: u32 = 64, slots m: u64, seed: u64, len: u64, distinct: u64` (48) | the interleaved solution: `m/64 · r` words, little-endian (see `codecs/ribbon.rs`) |
+//! | quotient | 9 | `layout: u32 = 1, q: u32, r: u32, reserved: u32 = 0, len: u64, max_load: f64` (32; layout version 1, see `codecs/quotient.rs`) | `3·⌈2^q/64⌉` metadata words, then `⌈2^q·r/64⌉` remainder words |
 //!
 //! A static-set file (xor, binary fuse, ribbon) is checked against its own sizing rule: the layout must be what
 //! `distinct` keys get, `f` 8 or 16 (ribbon: `r` 1 to 32, width 64, version 1), `attempts` 1 to 32, `distinct ≤ len`, the payload exactly

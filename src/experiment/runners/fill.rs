@@ -8,7 +8,7 @@ use crate::error::{Error, Param, Result};
 use crate::experiment::curves;
 use crate::experiment::table::Row;
 use crate::experiment::{Experiment, Progress, SeriesDef, SweepVar, TheoryName};
-use crate::filter::Filter;
+use crate::filter::{Filter, FilterKind};
 use crate::spec::FilterSpec;
 use crate::theory;
 use crate::workload::KeyGen;
@@ -43,11 +43,17 @@ fn detail(f: &dyn Filter, key: &str) -> Option<String> {
         .map(|(_, v)| v)
 }
 
-/// Slots of a filter with buckets of 4 (cuckoo): `buckets` from its details × 4.
+/// Slots of a fingerprint filter: `buckets` from its details × 4 (cuckoo), or `slots`
+/// (quotient).
 fn slots(f: &dyn Filter) -> Result<u64> {
     detail(f, "buckets")
         .and_then(|v| detail_number(&v))
         .map(|b| b as u64 * 4)
+        .or_else(|| {
+            detail(f, "slots")
+                .and_then(|v| detail_number(&v))
+                .map(|s| s as u64)
+        })
         .ok_or_else(|| {
             Error::invalid(
                 Param::Other("sweep.var"),
@@ -73,7 +79,10 @@ fn checkpoint(var: SweepVar, x: f64, n: u64, slots: u64) -> u64 {
 /// [`checkpoint`] before the filter is built: slots from the cuckoo sizing rule (what
 /// validation checks against the key generator).
 pub(super) fn planned_target(fspec: &FilterSpec, var: SweepVar, x: f64) -> u64 {
-    let slots = if var == SweepVar::Load {
+    let slots = if var == SweepVar::Load && fspec.kind == FilterKind::Quotient {
+        theory::quotient::quotient_bits_for(fspec.n, theory::quotient::DEFAULT_MAX_LOAD)
+            .map_or(0, |q| 1u64 << q)
+    } else if var == SweepVar::Load {
         theory::cuckoo::buckets_for(fspec.n).map_or(0, |b| b.saturating_mul(4))
     } else {
         0

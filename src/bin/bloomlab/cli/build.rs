@@ -27,7 +27,8 @@ pub struct Args {
     /// File of keys, one per line (`-` for standard input, which then needs --n).
     #[arg(long)]
     pub keys: PathBuf,
-    /// Filter kind: standard, counting, blocked, split-block, scalable, cuckoo, xor, binary-fuse, ribbon.
+    /// Filter kind: standard, counting, blocked, split-block, scalable, cuckoo, xor, binary-fuse,
+    /// ribbon, quotient.
     #[arg(long, value_parser = parse_filter, default_value = "standard")]
     pub filter: FilterKind,
     /// Target false-positive rate, strictly between 0 and 1 (0.01, 1%, 1/100).
@@ -65,7 +66,7 @@ pub struct Args {
     #[arg(long, requires = "key_file")]
     pub store_key: bool,
     /// Fingerprint bits: 8, 12 or 16 for cuckoo, 8 or 16 for xor and binary-fuse, 1 to 32 for
-    /// ribbon's results (0: the smallest that meets p).
+    /// ribbon's results and quotient's remainders (0: the smallest that meets p).
     #[arg(long, allow_hyphen_values = true, value_parser = parse_fp_bits, default_value = "0")]
     pub fingerprint_bits: u32,
     /// Scalable growth factor (> 1).

@@ -30,7 +30,7 @@ pub struct Args {
     #[arg(long, num_args = 0..=1, default_missing_value = "all", value_name = "RULE")]
     pub rule: Option<String>,
     /// Size this filter kind by its own rule from --n and --p (standard, counting, blocked,
-    /// split-block, scalable, cuckoo, xor, binary-fuse, ribbon; default standard).
+    /// split-block, scalable, cuckoo, xor, binary-fuse, ribbon, quotient; default standard).
     #[arg(long, value_parser = parse_filter)]
     pub filter: Option<FilterKind>,
     /// Print one JSON object instead of text (with `--rule` and no value: an array, one per rule).
@@ -323,6 +323,7 @@ pub fn kind_sizing(kind: FilterKind, n: u64, p: f64) -> Result<KindSizing> {
             )
         }
         AnyFilter::Xor(_) | AnyFilter::BinaryFuse(_) | AnyFilter::Ribbon(_) => built.expected_fpr(),
+        AnyFilter::Quotient(f) => theory::quotient::fpr_at_load(f.r(), n as f64 / f.slots() as f64),
     };
     Ok(sized(m, built.bytes() as u64, k, fpr, built.details()))
 }

@@ -32,7 +32,8 @@ fn parse_queries(s: &str) -> std::result::Result<u64, String> {
 /// theory. Give either --p or --m.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Filter: standard, counting, blocked, split-block, scalable, cuckoo, xor, binary-fuse, ribbon.
+    /// Filter: standard, counting, blocked, split-block, scalable, cuckoo, xor, binary-fuse,
+    /// ribbon, quotient.
     #[arg(long, value_parser = parse_filter, default_value = "standard")]
     pub filter: FilterKind,
     /// Hash: sip13, sip24, wyhash, xxh3, xxh64, murmur3, fx, fnv1a, weak.
@@ -69,7 +70,7 @@ pub struct Args {
     #[arg(long, allow_hyphen_values = true, default_value_t = 1)]
     pub seed: u64,
     /// Fingerprint bits: 8, 12 or 16 for cuckoo, 8 or 16 for xor and binary-fuse, 1 to 32 for
-    /// ribbon's results (0: the smallest that meets p).
+    /// ribbon's results and quotient's remainders (0: the smallest that meets p).
     #[arg(long, allow_hyphen_values = true, value_parser = parse_fp_bits, default_value = "0")]
     pub fingerprint_bits: u32,
     /// Scalable growth factor (> 1).

@@ -78,9 +78,9 @@ pub fn parse_strategy(s: &str) -> Result<bloomlab::hash::StrategyId, String> {
 }
 
 /// Fingerprint (result) bits, 0 to 32; each kind checks its own widths (cuckoo 8, 12 or 16; xor
-/// and binary-fuse 8 or 16; ribbon 1 to 32), 0 = chosen from p.
+/// and binary-fuse 8 or 16; ribbon results and quotient remainders 1 to 32), 0 = chosen from p.
 pub fn parse_fp_bits(s: &str) -> Flag<u32> {
-    const VALID: &str = "8, 12 or 16 for cuckoo, 8 or 16 for xor and binary-fuse, 1 to 32 for ribbon (or 0: chosen from p)";
+    const VALID: &str = "8, 12 or 16 for cuckoo, 8 or 16 for xor and binary-fuse, 1 to 32 for ribbon and quotient (or 0: chosen from p)";
     flag(match units::parse_count(s, Param::FingerprintBits) {
         Ok(f @ 0..=32) => Ok(f as u32),
         Ok(_) => Err(Error::invalid(

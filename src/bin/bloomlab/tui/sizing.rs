@@ -161,7 +161,12 @@ mod tests {
         let s = pinned(FilterKind::SplitBlock).spec();
         assert_eq!((s.m, s.k), (Some(1 << 20), None));
         assert!(footprint(&s, MAX_MEASURE_BITS).is_ok());
-        for kind in [FilterKind::Cuckoo, FilterKind::Scalable, FilterKind::Xor] {
+        for kind in [
+            FilterKind::Cuckoo,
+            FilterKind::Scalable,
+            FilterKind::Xor,
+            FilterKind::Quotient,
+        ] {
             let s = pinned(kind).spec();
             assert_eq!((s.m, s.k), (None, None), "{kind}");
         }

@@ -1,0 +1,190 @@
+//! The quotient filter's codec (kind 9).
+
+use super::{ParamReader, Payload, Persist, PersistHasher, no_strategy, write_words_le};
+use crate::bits::try_zeroed;
+use crate::error::{Error, Result};
+use crate::filter::{Filter, FilterKind};
+use crate::filters::QuotientFilter;
+use crate::persist::Identity;
+use crate::persist::container::corrupt;
+use crate::theory::quotient as model;
+use std::io::{self, Write};
+
+/// The layout version this codec writes and the only one it reads.
+pub const LAYOUT_VERSION: u32 = 1;
+
+/// **Quotient filter** (kind 9, no strategy), layout version 1: params = `layout: u32 = 1`,
+/// `q: u32` (quotient bits, 1 to 48), `r: u32` (remainder bits, 1 to 32, `q + r ≤ 64`),
+/// `reserved: u32 = 0`, `len: u64`, `max_load: f64` (strictly between 0 and 1) (32 bytes);
+/// payload = `3·⌈2^q/64⌉` metadata words (per 64 slots: occupied, continuation, shifted; slot
+/// `i` at bit `i % 64`) and then `⌈2^q·r/64⌉` remainder words (slot `i` at bits `i·r ..`), all
+/// little-endian. The table must satisfy every quotient-filter invariant (checked slot by slot:
+/// runs sorted and owned by occupied quotients, shifted bits exact, empty slots all zero, one
+/// slot at least empty, nothing past the last slot), and `len` must equal its non-empty slots.
+impl<H: PersistHasher> Persist for QuotientFilter<H> {
+    const KIND: FilterKind = FilterKind::Quotient;
+    fn identity(&self) -> Identity {
+        Identity {
+            hash: self.hasher().id(),
+            key: self.hasher().key_material(),
+            strategy: None,
+        }
+    }
+    fn params(&self) -> Vec<u8> {
+        let mut p = Vec::with_capacity(32);
+        p.extend_from_slice(&LAYOUT_VERSION.to_le_bytes());
+        p.extend_from_slice(&self.q().to_le_bytes());
+        p.extend_from_slice(&self.r().to_le_bytes());
+        p.extend_from_slice(&0u32.to_le_bytes());
+        p.extend_from_slice(&Filter::len(self).to_le_bytes());
+        p.extend_from_slice(&self.max_load().to_le_bytes());
+        p
+    }
+    fn payload_len(&self) -> u64 {
+        (self.meta_words().len() + self.remainder_words().len()) as u64 * 8
+    }
+    fn write_payload(&self, w: &mut dyn Write) -> io::Result<()> {
+        write_words_le(self.meta_words(), w)?;
+        write_words_le(self.remainder_words(), w)
+    }
+    fn decode(id: &Identity, params: &[u8], payload: &[u8]) -> Result<Self> {
+        Self::decode_from(id, params, &mut Payload::from_slice(payload))
+    }
+    fn decode_from(id: &Identity, params: &[u8], payload: &mut Payload<'_>) -> Result<Self> {
+        let kind = FilterKind::Quotient;
+        let mut rd = ParamReader::new(params, kind);
+        let layout = rd.u32("layout version")?;
+        let q = rd.u32("q")?;
+        let r = rd.u32("r")?;
+        let reserved = rd.u32("reserved")?;
+        let len = rd.u64("len")?;
+        let max_load = rd.f64("max load")?;
+        rd.finish()?;
+        no_strategy(kind, id)?;
+        let hasher = H::from_key_material(id.hash, id.key)?;
+        if layout != LAYOUT_VERSION {
+            return Err(corrupt(format!(
+                "quotient filter layout version {layout} is not known (this build reads {LAYOUT_VERSION})"
+            )));
+        }
+        if reserved != 0 {
+            return Err(corrupt(format!(
+                "quotient filter reserved field is {reserved}, not 0"
+            )));
+        }
+        model::check_remainder_bits(r)
+            .and_then(|_| model::check_quotient_bits(q, r))
+            .and_then(|_| model::check_max_load(max_load))
+            .map_err(|e| corrupt(format!("quotient filter: {e}")))?;
+        let slots = 1u64 << q;
+        let meta_words = 3 * slots.div_ceil(64);
+        let rem_words = (slots * u64::from(r)).div_ceil(64);
+        if Some(payload.len()) != (meta_words + rem_words).checked_mul(8) {
+            return Err(corrupt(format!(
+                "quotient filter payload is {} bytes, but 2^{q} slots of {r} bits need {}",
+                payload.len(),
+                (meta_words + rem_words) * 8
+            )));
+        }
+        if len >= slots {
+            return Err(corrupt(format!(
+                "quotient filter says it holds {len} items in 2^{q} slots (one must stay empty)"
+            )));
+        }
+        let words = |n: u64| {
+            usize::try_from(n).map_err(|_| Error::Allocation {
+                bytes: u128::from(n) * 8,
+            })
+        };
+        let mut meta: Vec<u64> = try_zeroed(words(meta_words)?)?;
+        payload.read_words(&mut meta)?;
+        let mut rems: Vec<u64> = try_zeroed(words(rem_words)?)?;
+        payload.read_words(&mut rems)?;
+        let g = QuotientFilter::from_parts(meta, rems, q, r, max_load, hasher)?;
+        if g.len() != len {
+            return Err(corrupt(format!(
+                "quotient filter says it holds {len} items, but its table holds {}",
+                g.len()
+            )));
+        }
+        Ok(g)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hash::Xxh3;
+    use crate::persist::{LoadOptions, SaveOptions, from_bytes, to_bytes};
+    use crate::registry::AnyFilter;
+
+    fn filled() -> QuotientFilter<Xxh3> {
+        let mut f = QuotientFilter::with_qr(9, 11).unwrap();
+        for i in 0u64..400 {
+            f.insert(&i.to_le_bytes());
+        }
+        f
+    }
+
+    #[test]
+    fn round_trips_bit_for_bit() {
+        let mut f = filled();
+        f.set_max_load(0.9).unwrap();
+        let bytes = to_bytes(&f, &SaveOptions::default()).unwrap();
+        let g: QuotientFilter<Xxh3> = from_bytes(&bytes, &LoadOptions::new()).unwrap();
+        assert_eq!((g.q(), g.r(), g.len(), g.max_load()), (9, 11, 400, 0.9));
+        assert_eq!(g.meta_words(), f.meta_words());
+        assert_eq!(g.remainder_words(), f.remainder_words());
+        assert!((0u64..400).all(|i| g.contains(&i.to_le_bytes())));
+        let any = AnyFilter::from_bytes(&bytes, &LoadOptions::new()).unwrap();
+        assert_eq!(any.kind(), FilterKind::Quotient);
+    }
+
+    /// Rewrite one params field of a saved filter (fixing the checksum) and decode it.
+    fn with_param(f: &QuotientFilter<Xxh3>, at: usize, bytes: &[u8]) -> Result<AnyFilter> {
+        let mut b = to_bytes(f, &SaveOptions::default()).unwrap();
+        let start = crate::persist::HEADER_LEN + at;
+        b[start..start + bytes.len()].copy_from_slice(bytes);
+        let n = b.len() - 8;
+        let sum = xxhash_rust::xxh3::xxh3_64(&b[..n]);
+        b[n..].copy_from_slice(&sum.to_le_bytes());
+        AnyFilter::from_bytes(&b, &LoadOptions::new())
+    }
+
+    #[test]
+    fn bad_parameters_are_refused_as_corrupt() {
+        let f = filled();
+        assert!(with_param(&f, 0, &1u32.to_le_bytes()).is_ok());
+        let cases: [(usize, Vec<u8>); 11] = [
+            (0, 2u32.to_le_bytes().to_vec()),      // layout version 2
+            (4, 0u32.to_le_bytes().to_vec()),      // q = 0
+            (4, 49u32.to_le_bytes().to_vec()),     // q = 49
+            (4, 10u32.to_le_bytes().to_vec()),     // q disagrees with the payload
+            (8, 0u32.to_le_bytes().to_vec()),      // r = 0
+            (8, 33u32.to_le_bytes().to_vec()),     // r = 33
+            (12, 1u32.to_le_bytes().to_vec()),     // reserved
+            (16, 399u64.to_le_bytes().to_vec()),   // len disagrees with the table
+            (16, 512u64.to_le_bytes().to_vec()),   // len fills every slot
+            (24, 1.0f64.to_le_bytes().to_vec()),   // max load 1
+            (24, f64::NAN.to_le_bytes().to_vec()), // max load NaN
+        ];
+        for (at, bytes) in cases {
+            let e = with_param(&f, at, &bytes).unwrap_err();
+            assert!(matches!(e, Error::Corrupt(_)), "at {at}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_broken_table_is_refused() {
+        let f = filled();
+        let mut b = to_bytes(&f, &SaveOptions::default()).unwrap();
+        // Set every shifted bit of the first block: runs no longer match their quotients.
+        let start = crate::persist::HEADER_LEN + 32 + 16;
+        b[start..start + 8].copy_from_slice(&u64::MAX.to_le_bytes());
+        let n = b.len() - 8;
+        let sum = xxhash_rust::xxh3::xxh3_64(&b[..n]);
+        b[n..].copy_from_slice(&sum.to_le_bytes());
+        let e = AnyFilter::from_bytes(&b, &LoadOptions::new()).unwrap_err();
+        assert!(matches!(e, Error::Corrupt(_)), "{e}");
+    }
+}
