@@ -77,15 +77,30 @@ pub fn parse_strategy(s: &str) -> Result<bloomlab::hash::StrategyId, String> {
     s.parse().map_err(|e: bloomlab::Error| e.to_string())
 }
 
-/// Cuckoo fingerprint bits: 8, 12 or 16, or 0 (chosen from p).
+/// Fingerprint bits: 4 to 32 (cuckoo; xor and binary-fuse check their own 8 or 16 when built),
+/// or 0 (chosen from p).
 pub fn parse_fp_bits(s: &str) -> Flag<u32> {
-    const VALID: &str = "8, 12 or 16 (or 0: chosen from p)";
+    const VALID: &str = "4 to 32 for cuckoo, 8 or 16 for xor and binary-fuse (or 0: chosen from p)";
     flag(match units::parse_count(s, Param::FingerprintBits) {
-        Ok(f @ (0 | 8 | 12 | 16)) => Ok(f as u32),
+        Ok(f @ (0 | 4..=32)) => Ok(f as u32),
         Ok(_) => Err(Error::invalid(
             Param::FingerprintBits,
             format!("'{s}' is not a fingerprint width"),
             VALID,
+        )),
+        Err(e) => Err(e),
+    })
+}
+
+/// Cuckoo slots per bucket: 2, 4 or 8, or 0 (the default, 4).
+pub fn parse_bucket_size(s: &str) -> Flag<u32> {
+    let p = Param::Other("bucket-size");
+    flag(match units::parse_count(s, p) {
+        Ok(b @ (0 | 2 | 4 | 8)) => Ok(b as u32),
+        Ok(_) => Err(Error::invalid(
+            p,
+            format!("'{s}' is not a bucket size"),
+            "2, 4 or 8 (or 0: the default, 4)",
         )),
         Err(e) => Err(e),
     })
@@ -180,7 +195,15 @@ mod tests {
         assert_eq!(parse_k("7"), Ok(7));
         assert!(parse_k("0").is_err() && parse_k("1000").is_err());
         assert_eq!(parse_fp_bits("12"), Ok(12));
-        assert!(parse_fp_bits("10").is_err() && parse_fp_bits("x").is_err());
+        assert_eq!(parse_fp_bits("10"), Ok(10));
+        assert!(parse_fp_bits("3").is_err() && parse_fp_bits("33").is_err());
+        assert!(parse_fp_bits("x").is_err());
+        assert_eq!(parse_bucket_size("8"), Ok(8));
+        assert_eq!(parse_bucket_size("0"), Ok(0));
+        for bad in ["3", "16", "1", "x", "-2"] {
+            let e = parse_bucket_size(bad).unwrap_err();
+            assert!(e.contains("bucket-size"), "{e}");
+        }
         assert_eq!(parse_growth("2"), Ok(2.0));
         assert!(parse_growth("1").is_err() && parse_growth("17").is_err());
         assert_eq!(parse_tightening("1/2"), Ok(0.5));
