@@ -66,10 +66,12 @@ proptest! {
         let (f, b) = (4 + fi as u32, model::BUCKET_SIZES[bi]);
         let mut c = CuckooFilter::with_layout_and(m, f, b, Xxh3::default()).unwrap();
         let fm = (1u64 << f) - 1;
-        // Small values so that matches and empty slots are common.
+        // Mostly small values, so that matches and empty slots are common, and some of full
+        // width (top bit set, where a lane's borrow shows).
         for i in 0..m {
             for j in 0..b {
-                let v = mix64(seed ^ (i * 8 + u64::from(j))) & fm & 3;
+                let r = mix64(seed ^ (i * 8 + u64::from(j)));
+                let v = if r >> 62 == 0 { r & fm } else { r & 3 };
                 c.table.set(c.table.slot_offset(i, j), v);
             }
         }
