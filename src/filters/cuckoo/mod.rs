@@ -408,7 +408,7 @@ impl<H: ItemHasher> CuckooFilter<H> {
         }
         let h = self.hasher.hash64(item);
         let i = ((u128::from(h) * u128::from(self.m)) >> 64) as u64;
-        let fp = ((h & 0xffff_ffff) * self.fp_max >> 32) + 1;
+        let fp = (((h & 0xffff_ffff) * self.fp_max) >> 32) + 1;
         (i, fp)
     }
 
