@@ -428,20 +428,16 @@ impl<H: ItemHasher> CuckooFilter<H> {
     }
 
     /// Put `fp` in a free slot of bucket `i`, if it has one.
-    #[inline]
+    #[inline(always)]
     fn try_put(&mut self, i: u64, fp: u64) -> bool {
-        match self.table.find(i, 0) {
-            Some(off) => {
-                self.table.set(off, fp);
-                true
-            }
-            None => false,
-        }
+        self.table.put_free(i, fp)
     }
 
     // ANCHOR: kick
     /// Evict and relocate, at most [`model::MAX_KICKS`] times; on failure undo every swap so the
     /// table is exactly as before.
+    #[cold]
+    #[inline(never)]
     fn kick(&mut self, i1: u64, i2: u64, fp: u64) -> Result<()> {
         let r = self.next_random();
         let mut i = if r & 1 == 0 { i1 } else { i2 };

@@ -185,6 +185,40 @@ impl Table {
         }
     }
 
+    /// Put `fp` into the first free slot of bucket `i`, if it has one. A narrow bucket is read
+    /// once and the fingerprint ORed into its (zero) slot in place.
+    #[inline(always)]
+    pub(super) fn put_free(&mut self, i: u64, fp: u64) -> bool {
+        if self.width <= 64 {
+            let off = self.offset(i);
+            let sh = (off & 63) as u32;
+            let (ones, highs, mask, f) = (
+                self.ones as u64,
+                self.highs as u64,
+                self.gmask as u64,
+                self.f,
+            );
+            let s = &mut self.words[(off >> 6) as usize..][..2];
+            let v = funnel64(s[0], s[1], sh) & mask;
+            let z = v.wrapping_sub(ones) & !v & highs;
+            if z == 0 {
+                return false;
+            }
+            let x = fp << (z.trailing_zeros() + 1 - f);
+            s[0] |= x << sh;
+            s[1] |= (x >> 1) >> (63 - sh);
+            true
+        } else {
+            match self.find(i, 0) {
+                Some(off) => {
+                    self.set(off, fp);
+                    true
+                }
+                None => false,
+            }
+        }
+    }
+
     /// Bit offset of slot `j` of bucket `i`.
     #[inline]
     pub(super) fn slot_offset(&self, i: u64, j: u32) -> u64 {
