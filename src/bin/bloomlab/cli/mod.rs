@@ -201,8 +201,7 @@ mod tests {
         assert_eq!(parse_bucket_size("8"), Ok(8));
         assert_eq!(parse_bucket_size("0"), Ok(0));
         for bad in ["3", "16", "1", "x", "-2"] {
-            let e = parse_bucket_size(bad).unwrap_err();
-            assert!(e.contains("bucket-size"), "{e}");
+            assert!(parse_bucket_size(bad).is_err(), "{bad}");
         }
         assert_eq!(parse_growth("2"), Ok(2.0));
         assert!(parse_growth("1").is_err() && parse_growth("17").is_err());
