@@ -117,18 +117,18 @@ impl AnyFilter {
                 Self::Scalable(ScalableBloom::with_params_and(params, hasher, strategy)?)
             }
             FilterKind::Cuckoo => {
-                let f = match (spec.fingerprint_bits, spec.p) {
-                    (0, Some(p)) => theory::cuckoo::fingerprint_bits_for(p)?,
+                let p = match (spec.fingerprint_bits, spec.p) {
                     (0, None) => {
                         return Err(Error::invalid(
                             Param::P,
                             "none",
-                            "give p or fingerprint-bits (8, 12 or 16)",
+                            "give p or fingerprint-bits (4 to 32)",
                         ));
                     }
-                    (f, _) => theory::cuckoo::check_fingerprint_bits(f)?,
+                    (_, p) => p.unwrap_or(0.5),
                 };
-                Self::Cuckoo(CuckooFilter::with_capacity_and(spec.n, f, hasher)?)
+                let s = theory::cuckoo::sizing(spec.n, p, spec.bucket_size, spec.fingerprint_bits)?;
+                Self::Cuckoo(CuckooFilter::with_sizing_and(s, hasher)?)
             }
             FilterKind::Quotient => {
                 let (q, r) = theory::quotient::sizing(

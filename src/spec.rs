@@ -27,9 +27,11 @@ pub struct FilterSpec {
     pub m: Option<u64>,
     /// Hash functions (default: optimal for m and n).
     pub k: Option<u32>,
-    /// Cuckoo fingerprint bits: 8, 12 or 16, used as given (then `p` does not matter for
-    /// cuckoo); 0 (the default) = the smallest of them with `f ≥ log2(2b/p)`.
+    /// Cuckoo fingerprint bits: 4 to 32, used as given (then `p` does not matter for
+    /// cuckoo); 0 (the default) = `⌈log2(2b/p)⌉`.
     pub fingerprint_bits: u32,
+    /// Cuckoo slots per bucket: 2, 4 or 8; 0 (the default) = 4.
+    pub bucket_size: u32,
     /// Scalable growth factor s (each layer s times the previous capacity).
     pub growth: f64,
     /// Scalable tightening ratio r (each layer's rate r times the previous).
@@ -50,6 +52,7 @@ impl Default for FilterSpec {
             m: None,
             k: None,
             fingerprint_bits: 0,
+            bucket_size: 0,
             growth: 2.0,
             tightening: 0.5,
             nonscaling: false,

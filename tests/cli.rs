@@ -148,7 +148,7 @@ fn calc_reads_1mb_as_bits_and_10mbit_and_1_in_1000() {
 
 #[test]
 fn bad_input_is_one_line_naming_the_flag_exit_2() {
-    let cases: [(&[&str], &str); 11] = [
+    let cases: [(&[&str], &str); 14] = [
         (&["calc", "--n", "0", "--p", "0.01"], "--n"),
         (&["calc", "--n", "10", "--p", "1.5"], "--p"),
         (&["calc", "--n", "10", "--p", "0"], "--p"),
@@ -166,6 +166,40 @@ fn bad_input_is_one_line_naming_the_flag_exit_2() {
             "--hash",
         ),
         (&["calc", "--n", "10"], "p or m"),
+        (
+            &[
+                "measure",
+                "--filter",
+                "cuckoo",
+                "--n",
+                "100",
+                "--p",
+                "0.01",
+                "--bucket-size",
+                "3",
+            ],
+            "--bucket-size",
+        ),
+        (
+            &[
+                "measure",
+                "--filter",
+                "cuckoo",
+                "--n",
+                "100",
+                "--p",
+                "0.01",
+                "--fingerprint-bits",
+                "33",
+            ],
+            "--fingerprint-bits",
+        ),
+        (
+            &[
+                "measure", "--filter", "cuckoo", "--n", "100", "--p", "1e-10",
+            ],
+            "invalid p",
+        ),
     ];
     for (args, needle) in cases {
         let o = run(args);
@@ -405,4 +439,28 @@ fn calc_filter_cuckoo_is_sized_by_the_cuckoo_rule() {
     // The default is still the standard filter.
     let v = json(&["calc", "--n", "1e6", "--p", "1%", "--json"]);
     assert_eq!(v["bytes"], 1_198_136);
+}
+
+/// `--bucket-size` and any fingerprint width reach the cuckoo filter.
+#[test]
+fn cuckoo_bucket_size_and_fingerprint_bits_flags() {
+    for (b, f, bits) in [("2", "9", 12_050 * 9), ("8", "10", 1_289 * 80)] {
+        let v = json(&[
+            "measure",
+            "--filter",
+            "cuckoo",
+            "--n",
+            "10000",
+            "--p",
+            "0.01",
+            "--bucket-size",
+            b,
+            "--fingerprint-bits",
+            f,
+            "--queries",
+            "1000",
+            "--json",
+        ]);
+        assert_eq!(v["m_bits"], bits, "b={b}: {v}");
+    }
 }

@@ -491,3 +491,54 @@ fn legacy_scalable_file_loads_and_answers_the_same() {
     assert!(matches!(err, Error::Corrupt(_)), "{err}");
     assert_eq!(s.len(), 300);
 }
+
+/// A cuckoo filter written in the first layout (tests/data/README.md: b = 4, 12-bit
+/// fingerprints, a power-of-two table, xor alternate bucket) still loads, answers exactly as the
+/// build that wrote it, keeps working (insert, remove), and saves again in its own layout.
+#[test]
+fn legacy_cuckoo_file_loads_and_answers_the_same() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
+    let b = std::fs::read(format!("{dir}/cuckoo-v1-n1000.bloom")).unwrap();
+    let positives: std::collections::BTreeSet<String> =
+        std::fs::read_to_string(format!("{dir}/cuckoo-v1-n1000.positives.txt"))
+            .unwrap()
+            .lines()
+            .map(str::to_owned)
+            .collect();
+    assert_eq!(positives.len(), 12);
+    let mut f = AnyFilter::from_bytes(&b, &LoadOptions::new()).unwrap();
+    let answers = |f: &AnyFilter| -> std::collections::BTreeSet<String> {
+        (0..20_000)
+            .map(|j| format!("absent-{j}"))
+            .filter(|a| f.contains(a.as_bytes()))
+            .collect()
+    };
+    assert_eq!(f.len(), 999);
+    assert!((1..1000).all(|i| f.contains(format!("key-{i}").as_bytes())));
+    assert_eq!(answers(&f), positives);
+    {
+        let AnyFilter::Cuckoo(c) = &f else {
+            panic!("{:?}", f.kind())
+        };
+        assert!(c.is_legacy());
+        assert_eq!(
+            (c.buckets(), c.fingerprint_bits(), c.bucket_size()),
+            (512, 12, 4)
+        );
+    }
+    // Saved again, it is the same file (layout 1).
+    assert_eq!(AnyFilter::to_bytes(&f, &SaveOptions::default()).unwrap(), b);
+    // It keeps working with its own mapping.
+    for i in 1000..1500 {
+        f.try_insert(format!("key-{i}").as_bytes()).unwrap();
+    }
+    assert!((1..1500).all(|i| f.contains(format!("key-{i}").as_bytes())));
+    f.as_removable().unwrap().remove(b"key-7").unwrap();
+    let g = AnyFilter::from_bytes(
+        &AnyFilter::to_bytes(&f, &SaveOptions::default()).unwrap(),
+        &LoadOptions::new(),
+    )
+    .unwrap();
+    assert_eq!(g.len(), 1498);
+    assert!((1000..1500).all(|i| g.contains(format!("key-{i}").as_bytes())));
+}

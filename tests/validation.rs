@@ -219,8 +219,9 @@ cli_rows! {
     measure_trials_zero: "measure --n 100 --p 0.01 --trials 0" => "'--trials <TRIALS>': '0' is below 1 (valid: a whole number from 1 to 10,000,000)";
     measure_trials_too_many: "measure --n 100 --p 0.01 --trials 20000000" => "'--trials <TRIALS>': '20000000' is above 10,000,000";
     measure_seed_negative: "measure --n 100 --p 0.01 --seed -1" => "'--seed <SEED>'";
-    measure_fingerprint_bits: "measure --n 100 --p 0.01 --fingerprint-bits 33" => "'33' is not a fingerprint width (valid: 8, 12 or 16 for cuckoo";
+    measure_fingerprint_bits: "measure --n 100 --p 0.01 --fingerprint-bits 33" => "'33' is not a fingerprint width (valid: 4 to 32 for cuckoo";
     measure_quotient_fingerprint_bits: "measure --n 100 --p 0.01 --filter quotient --fingerprint-bits 0x" => "fingerprint";
+    measure_bucket_size: "measure --filter cuckoo --n 100 --p 0.01 --bucket-size 3" => "invalid value '3' for '--bucket-size <BUCKET_SIZE>': '3' is not a bucket size (valid: 2, 4 or 8";
     measure_growth_one: "measure --n 100 --p 0.01 --growth 1" => "'1' is out of range (valid: a number > 1 and <= 16";
     measure_tightening_one: "measure --n 100 --p 0.01 --tightening 1" => "'--tightening <TIGHTENING>': '1' is not strictly between 0 and 1";
     // build
@@ -235,7 +236,7 @@ cli_rows! {
     build_m_absurd: "build --keys keys.txt --m 1e19 --out x.bloom" => "cannot allocate 1250000000000000000 bytes";
     build_k_too_large: "build --keys keys.txt --p 0.01 --k 100 --out x.bloom" => "'--k <K>': '100' is above 64";
     build_cuckoo_given_m: "build --keys keys.txt --m 1000 --filter cuckoo --out x.bloom" => "not used by cuckoo";
-    build_cuckoo_table_past_2_64_bits: "build --keys keys.txt --filter cuckoo --n 1e18 --p 0.00013 --out x.bloom" => "invalid n: 1000000000000000000 (valid: at most about 5.48e17 items for a cuckoo filter with 16-bit fingerprints";
+    build_cuckoo_table_past_2_64_bits: "build --keys keys.txt --filter cuckoo --n 1e18 --fingerprint-bits 32 --p 0.01 --out x.bloom" => "invalid n: 1000000000000000000 (valid: at most about 5.42e17 items for a cuckoo filter with 32-bit fingerprints";
     build_unknown_hash: "build --keys keys.txt --p 0.01 --hash md5 --out x.bloom" => "unknown hash 'md5'";
     build_key_file_unkeyed_hash: "build --keys keys.txt --p 0.01 --key-file k.hex --out x.bloom" => "a secret key needs a keyed hash";
     build_key_file_malformed: "build --keys keys.txt --p 0.01 --hash sip24 --key-file bad.hex --out x.bloom" => "exactly 32 hex digits";
@@ -746,10 +747,11 @@ fn measure_says_what_was_really_inserted() {
         stdout_of("measure --filter cuckoo --n 5000 --capacity 1000 --p 0.01 --queries 1000");
     assert_eq!(code, Some(0));
     assert!(
-        out.contains("inserted  2,048 of 5,000 keys: 2,952 refused (filter full)"),
+        out.contains("inserted  1,064 of 5,000 keys: 3,936 refused (filter full)"),
         "{out}"
     );
-    assert!(out.contains("12.000 heap bits per key held"), "{out}");
+    // 266 buckets of four 10-bit slots, 16 bytes of padding: 1,352 bytes over 1,064 keys.
+    assert!(out.contains("10.165 heap bits per key held"), "{out}");
     let (_, out) = stdout_of("measure --n 1 --m 8 --queries 100");
     assert!(
         out.contains(

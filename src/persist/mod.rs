@@ -42,7 +42,7 @@
 //! | blocked | 2 | see `codecs/blocked.rs` | 512-bit blocks |
 //! | split-block | 3 | see `codecs/split_block.rs` | 256-bit blocks |
 //! | scalable | 4 | see `codecs/scalable.rs` | the layers |
-//! | cuckoo | 5 | `buckets: u64, f: u32, longest_chain: u32, len, rng, kicks, refused: u64` (48) | `⌈4·f·buckets/64⌉` words |
+//! | cuckoo | 5 | layout 2: `layout: u32 = 2, b: u32, buckets: u64, f: u32, longest_chain: u32, len, rng, kicks, refused: u64` (56); layout 1 (older files, still read): the same without `layout` and `b` (48, b = 4) | `⌈b·f·buckets/64⌉` words |
 //! | xor | 6 | `f: u32, attempts: u32, segment_length L: u64, seed: u64, len: u64, distinct: u64` (40) | `3·L` slots of `f/8` bytes, little-endian |
 //! | binary-fuse | 7 | `f: u32, attempts: u32, arity: u32 = 3, reserved: u32 = 0, seed: u64, len: u64, distinct: u64` (40) | the slots of [`crate::theory::binary_fuse::layout`]`(3, distinct)`, `f/8` bytes each, little-endian |
 //! | ribbon | 8 | layout version 1: `version: u32 = 1, r: u32, attempts: u32, width: u32 = 64, slots m: u64, seed: u64, len: u64, distinct: u64` (48) | the interleaved solution: `m/64 · r` words, little-endian (see `codecs/ribbon.rs`) |

@@ -172,16 +172,20 @@ fn cuckoo_round_trip_behaves_identically_afterwards() {
     assert_eq!(g.len(), f.len() - 1);
     // A count that disagrees with the table is refused.
     let mut b = to_bytes(&f, &SaveOptions::default()).unwrap();
-    let at = 52 + 16;
+    let at = 52 + 24; // layout 2: layout, b, buckets, f, longest chain, then len
     let n = le_u64(&b, at);
     b[at..at + 8].copy_from_slice(&(n + 1).to_le_bytes());
     reseal(&mut b);
     assert!(corrupt_msg(AnyFilter::from_bytes(&b, &LoadOptions::new())).contains("table holds"));
-    // Fingerprint bits other than 8, 12, 16 are refused.
+    // Fingerprint bits outside 4 to 32 are refused, and so are bucket sizes other than 2, 4, 8.
     let mut b = to_bytes(&f, &SaveOptions::default()).unwrap();
-    b[60..64].copy_from_slice(&10u32.to_le_bytes());
+    b[68..72].copy_from_slice(&33u32.to_le_bytes());
     reseal(&mut b);
-    assert!(corrupt_msg(AnyFilter::from_bytes(&b, &LoadOptions::new())).contains("10-bit"));
+    assert!(corrupt_msg(AnyFilter::from_bytes(&b, &LoadOptions::new())).contains("33-bit"));
+    let mut b = to_bytes(&f, &SaveOptions::default()).unwrap();
+    b[56..60].copy_from_slice(&3u32.to_le_bytes());
+    reseal(&mut b);
+    assert!(corrupt_msg(AnyFilter::from_bytes(&b, &LoadOptions::new())).contains("buckets of 3"));
 }
 
 #[test]

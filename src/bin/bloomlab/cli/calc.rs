@@ -315,10 +315,10 @@ pub fn kind_sizing(kind: FilterKind, n: u64, p: f64) -> Result<KindSizing> {
             .next()
             .map_or(1.0, |l| theory::fpr_classic(l.bits(), n, l.k())),
         AnyFilter::Cuckoo(f) => {
-            let slots = f.buckets() * u64::from(theory::cuckoo::BUCKET_SLOTS);
+            let slots = f.buckets() * u64::from(f.bucket_size());
             theory::cuckoo::fpr_at_load(
                 f.fingerprint_bits(),
-                theory::cuckoo::BUCKET_SLOTS,
+                f.bucket_size(),
                 n as f64 / slots as f64,
             )
         }

@@ -2,8 +2,8 @@
 
 use super::out::outln;
 use super::{
-    human_bytes, parse_filter, parse_fp_bits, parse_growth, parse_hash, parse_k, parse_m, parse_n,
-    parse_p, parse_strategy, parse_tightening, pct, thousands,
+    human_bytes, parse_bucket_size, parse_filter, parse_fp_bits, parse_growth, parse_hash, parse_k,
+    parse_m, parse_n, parse_p, parse_strategy, parse_tightening, pct, thousands,
 };
 use bloomlab::filter::FilterKind;
 use bloomlab::hash::{HashId, StrategyId};
@@ -69,10 +69,14 @@ pub struct Args {
     /// Master seed for keys and hash seeds.
     #[arg(long, allow_hyphen_values = true, default_value_t = 1)]
     pub seed: u64,
-    /// Fingerprint bits: 8, 12 or 16 for cuckoo, 8 or 16 for xor and binary-fuse, 1 to 32 for
-    /// ribbon's results and quotient's remainders (0: the smallest that meets p).
+    /// Fingerprint bits: 4 to 32 for cuckoo, 8 or 16 for xor and binary-fuse, 1 to 32 for ribbon's
+    /// results and quotient's remainders (0: the smallest that meets p).
     #[arg(long, allow_hyphen_values = true, value_parser = parse_fp_bits, default_value = "0")]
     pub fingerprint_bits: u32,
+    /// Cuckoo slots per bucket: 2, 4 or 8 (tables fill to about 84%, 95%, 98%; 0: the default,
+    /// 4).
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_bucket_size, default_value = "0")]
+    pub bucket_size: u32,
     /// Scalable growth factor (> 1).
     #[arg(long, allow_hyphen_values = true, value_parser = parse_growth, default_value = "2")]
     pub growth: f64,
@@ -101,6 +105,7 @@ impl Args {
             m: self.m,
             k: self.k,
             fingerprint_bits: self.fingerprint_bits,
+            bucket_size: self.bucket_size,
             growth: self.growth,
             tightening: self.tightening,
             nonscaling: self.nonscaling,

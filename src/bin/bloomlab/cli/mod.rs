@@ -77,16 +77,31 @@ pub fn parse_strategy(s: &str) -> Result<bloomlab::hash::StrategyId, String> {
     s.parse().map_err(|e: bloomlab::Error| e.to_string())
 }
 
-/// Fingerprint (result) bits, 0 to 32; each kind checks its own widths (cuckoo 8, 12 or 16; xor
-/// and binary-fuse 8 or 16; ribbon results and quotient remainders 1 to 32), 0 = chosen from p.
+/// Fingerprint (result) bits, 0 to 32; each kind checks its own widths when built (cuckoo 4 to
+/// 32; xor and binary-fuse 8 or 16; ribbon results and quotient remainders 1 to 32), 0 = chosen
+/// from p.
 pub fn parse_fp_bits(s: &str) -> Flag<u32> {
-    const VALID: &str = "8, 12 or 16 for cuckoo, 8 or 16 for xor and binary-fuse, 1 to 32 for ribbon and quotient (or 0: chosen from p)";
+    const VALID: &str = "4 to 32 for cuckoo, 8 or 16 for xor and binary-fuse, 1 to 32 for ribbon and quotient (or 0: chosen from p)";
     flag(match units::parse_count(s, Param::FingerprintBits) {
         Ok(f @ 0..=32) => Ok(f as u32),
         Ok(_) => Err(Error::invalid(
             Param::FingerprintBits,
             format!("'{s}' is not a fingerprint width"),
             VALID,
+        )),
+        Err(e) => Err(e),
+    })
+}
+
+/// Cuckoo slots per bucket: 2, 4 or 8, or 0 (the default, 4).
+pub fn parse_bucket_size(s: &str) -> Flag<u32> {
+    let p = Param::Other("bucket-size");
+    flag(match units::parse_count(s, p) {
+        Ok(b @ (0 | 2 | 4 | 8)) => Ok(b as u32),
+        Ok(_) => Err(Error::invalid(
+            p,
+            format!("'{s}' is not a bucket size"),
+            "2, 4 or 8 (or 0: the default, 4)",
         )),
         Err(e) => Err(e),
     })
@@ -184,6 +199,11 @@ mod tests {
         // 0 to 32 pass (each kind checks its own widths: ribbon takes 10); 33 and words do not.
         assert_eq!(parse_fp_bits("10"), Ok(10));
         assert!(parse_fp_bits("33").is_err() && parse_fp_bits("x").is_err());
+        assert_eq!(parse_bucket_size("8"), Ok(8));
+        assert_eq!(parse_bucket_size("0"), Ok(0));
+        for bad in ["3", "16", "1", "x", "-2"] {
+            assert!(parse_bucket_size(bad).is_err(), "{bad}");
+        }
         assert_eq!(parse_growth("2"), Ok(2.0));
         assert!(parse_growth("1").is_err() && parse_growth("17").is_err());
         assert_eq!(parse_tightening("1/2"), Ok(0.5));

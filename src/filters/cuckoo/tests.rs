@@ -1,0 +1,196 @@
+use super::*;
+use proptest::prelude::*;
+
+/// Every (f, b): write a distinct pattern into every slot, read it all back, and find each
+/// value with the SWAR search.
+#[test]
+fn packing_round_trips_for_every_width_and_bucket_size() {
+    for b in model::BUCKET_SIZES {
+        for f in model::FINGERPRINT_BITS {
+            let m = 37;
+            let mut c = CuckooFilter::with_layout_and(m, f, b, Xxh3::default()).unwrap();
+            let fm = (1u64 << f) - 1;
+            let val = |i: u64, j: u32| (mix64(i * 8 + u64::from(j) + u64::from(f)) & fm).max(1);
+            for i in 0..m {
+                for j in 0..b {
+                    c.table.set(c.table.slot_offset(i, j), val(i, j));
+                }
+            }
+            for i in 0..m {
+                for j in 0..b {
+                    let v = val(i, j);
+                    assert_eq!(
+                        c.table.get(c.table.slot_offset(i, j)),
+                        v,
+                        "f={f} b={b} {i} {j}"
+                    );
+                    let at = c.table.find(i, v).unwrap();
+                    assert_eq!(c.table.get(at), v, "f={f} b={b}");
+                    assert!(at <= c.table.slot_offset(i, j));
+                    assert!(c.table.either_has(i, (i + 1) % m, v));
+                }
+                assert_eq!(c.table.find(i, 0), None, "f={f} b={b}: full bucket");
+            }
+            let bits = m * u64::from(b * f);
+            assert_eq!(c.table_words().len() as u64, bits.div_ceil(64));
+            assert_eq!(c.bytes() as u64, model::table_bytes(m, f, b).unwrap());
+            assert_eq!(c.bits(), bits);
+            // The padding stays zero.
+            assert_eq!(c.table.count_occupied(), m * u64::from(b));
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// alt(alt(i)) = i and alt(i) < m for random bucket counts, buckets and fingerprints.
+    #[test]
+    fn alt_is_an_involution_for_any_bucket_count(
+        m in 1u64..=(1u64 << 58),
+        i in any::<u64>(),
+        fp in 1u64..=u64::from(u32::MAX),
+    ) {
+        let i = i % m;
+        let j = alt_bucket(i, fp, m);
+        prop_assert!(j < m);
+        prop_assert_eq!(alt_bucket(j, fp, m), i);
+    }
+
+    /// The SWAR search agrees with a slot-by-slot one on random tables.
+    #[test]
+    fn swar_search_agrees_with_slot_by_slot(
+        fi in 0usize..29, bi in 0usize..3, m in 1u64..40, seed in any::<u64>(),
+        probe in any::<u64>(),
+    ) {
+        let (f, b) = (4 + fi as u32, model::BUCKET_SIZES[bi]);
+        let mut c = CuckooFilter::with_layout_and(m, f, b, Xxh3::default()).unwrap();
+        let fm = (1u64 << f) - 1;
+        // Mostly small values, so that matches and empty slots are common, and some of full
+        // width (top bit set, where a lane's borrow shows).
+        for i in 0..m {
+            for j in 0..b {
+                let r = mix64(seed ^ (i * 8 + u64::from(j)));
+                let v = if r >> 62 == 0 { r & fm } else { r & 3 };
+                c.table.set(c.table.slot_offset(i, j), v);
+            }
+        }
+        let fp = (probe & 3).max(1);
+        for i in 0..m {
+            let slots: Vec<u64> = (0..b).map(|j| c.table.get(c.table.slot_offset(i, j))).collect();
+            let first = slots.iter().position(|&v| v == fp);
+            let found = c.table.find(i, fp).map(|off| (off - c.table.slot_offset(i, 0)) / u64::from(f));
+            prop_assert_eq!(found, first.map(|x| x as u64));
+            let free = slots.iter().position(|&v| v == 0);
+            let found = c.table.find(i, 0).map(|off| (off - c.table.slot_offset(i, 0)) / u64::from(f));
+            prop_assert_eq!(found, free.map(|x| x as u64));
+            let i2 = (i * 7 + 3) % m;
+            let naive = first.is_some() || c.table.find(i2, fp).is_some();
+            prop_assert_eq!(c.table.either_has(i, i2, fp), naive);
+        }
+    }
+}
+
+#[test]
+fn fingerprints_are_never_zero_and_indexes_in_range() {
+    for f in [4, 7, 10, 32] {
+        let c = CuckooFilter::with_layout_and(1_001, f, 4, Xxh3::default()).unwrap();
+        for k in 0u64..20_000 {
+            let (i, fp) = c.locate(&k.to_le_bytes());
+            assert!(i < 1_001 && fp >= 1 && fp < 1 << f, "f={f} {i} {fp}");
+        }
+    }
+}
+
+#[test]
+fn failed_insert_leaves_table_exactly_as_before() {
+    for (m, f, b) in [(16, 8, 4), (13, 5, 2), (7, 20, 8), (9, 32, 4)] {
+        let mut c = CuckooFilter::with_layout_and(m, f, b, Xxh3::default()).unwrap();
+        let mut stored = Vec::new();
+        let mut fulls = 0;
+        for i in 0u64..200 {
+            let before = (c.table_words().to_vec(), c.len());
+            match c.try_insert(&i.to_le_bytes()) {
+                Ok(()) => stored.push(i),
+                Err(Error::Full { .. }) => {
+                    fulls += 1;
+                    assert_eq!((c.table_words().to_vec(), c.len()), before, "insert {i}");
+                }
+                Err(e) => panic!("{e}"),
+            }
+        }
+        assert!(fulls > 0 && stored.len() as u64 == c.len());
+        assert!(stored.iter().all(|i| c.contains(&i.to_le_bytes())));
+        assert_eq!(c.refused(), fulls);
+    }
+}
+
+#[test]
+fn refuses_bad_shapes() {
+    assert!(CuckooFilter::with_buckets(3, 8).is_ok());
+    assert!(CuckooFilter::with_buckets(0, 8).is_err());
+    for f in [0, 3, 33] {
+        assert!(matches!(
+            CuckooFilter::with_buckets(16, f),
+            Err(Error::InvalidParameter {
+                param: Param::FingerprintBits,
+                ..
+            })
+        ));
+    }
+    for b in [1, 3, 16] {
+        let e = CuckooFilter::with_layout_and(16, 8, b, Xxh3::default()).unwrap_err();
+        assert!(e.to_string().contains("bucket-size"), "{e}");
+    }
+    assert!(CuckooFilter::with_rate(10, 1e-10).is_err());
+}
+
+/// `build --filter cuckoo --n 1e18 --p 0.00013` once exited 101 (a 2^64-bit table wrapped to 0
+/// words). Every way to ask for a table over 2^64 bits is a typed error.
+#[test]
+fn a_table_of_2_pow_64_bits_is_an_error_not_a_panic() {
+    let n = 1_000_000_000_000_000_000u64; // 2.7·10^17 buckets: under 2^58, but 2^65 bits at f = 32
+    let e = CuckooFilter::with_capacity_and(n, 32, Xxh3::default()).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::InvalidParameter {
+                param: Param::N,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert!(e.to_string().contains("32-bit fingerprints"), "{e}");
+    // Narrow fingerprints fit: too large to allocate, but not an overflow.
+    assert!(matches!(
+        CuckooFilter::with_capacity_and(500_000_000_000_000_000, 16, Xxh3::default()),
+        Err(Error::Allocation { .. })
+    ));
+    let e = CuckooFilter::with_layout_and(1 << 58, 32, 8, Xxh3::default()).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::InvalidParameter {
+                param: Param::Other("buckets"),
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let state = CuckooState {
+        rng: 0,
+        kicks: 0,
+        longest_chain: 0,
+        refused: 0,
+    };
+    let layout = CuckooLayout {
+        buckets: 1 << 58,
+        fingerprint_bits: 32,
+        bucket_size: 8,
+        legacy: false,
+    };
+    let e = CuckooFilter::from_parts(Vec::new(), layout, Xxh3::default(), state).unwrap_err();
+    assert!(matches!(e, Error::Corrupt(_)), "{e}");
+    assert!(model::table_bytes(1 << 58, 32, 8).is_err());
+}
