@@ -9,8 +9,8 @@
 
 use super::out::{errln, outln};
 use super::{
-    human_bytes, parse_filter, parse_fp_bits, parse_growth, parse_hash, parse_k, parse_m, parse_n,
-    parse_p, parse_strategy, parse_tightening, pct, thousands,
+    human_bytes, parse_arity, parse_filter, parse_fp_bits, parse_growth, parse_hash, parse_k,
+    parse_m, parse_n, parse_p, parse_strategy, parse_tightening, pct, thousands,
 };
 use bloomlab::filter::FilterKind;
 use bloomlab::hash::{AnyHasher, HashId, StrategyId};
@@ -68,6 +68,10 @@ pub struct Args {
     /// that meets p).
     #[arg(long, allow_hyphen_values = true, value_parser = parse_fp_bits, default_value = "0")]
     pub fingerprint_bits: u32,
+    /// Binary fuse slots per key: 3 or 4 (4-wise: ≈1.075·f bits/key instead of 1.125·f, one
+    /// more memory access per query); 0 = the default, 3. Only binary-fuse takes it.
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_arity, default_value = "0")]
+    pub arity: u32,
     /// Scalable growth factor (> 1).
     #[arg(long, allow_hyphen_values = true, value_parser = parse_growth, default_value = "2")]
     pub growth: f64,
@@ -240,6 +244,7 @@ pub fn run(a: &Args) -> Result<()> {
     };
     let spec = FilterSpec {
         fingerprint_bits: a.fingerprint_bits,
+        arity: a.arity,
         growth: a.growth,
         tightening: a.tightening,
         nonscaling: a.nonscaling,

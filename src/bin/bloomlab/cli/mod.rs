@@ -78,6 +78,20 @@ pub fn parse_strategy(s: &str) -> Result<bloomlab::hash::StrategyId, String> {
 }
 
 /// Cuckoo fingerprint bits: 8, 12 or 16, or 0 (chosen from p).
+/// `--arity`: binary fuse slots per key, 3 or 4 (0: the default, 3).
+pub fn parse_arity(s: &str) -> Flag<u32> {
+    const VALID: &str = "3 or 4 (or 0: the default, 3)";
+    flag(match units::parse_count(s, Param::Other("arity")) {
+        Ok(a @ (0 | 3 | 4)) => Ok(a as u32),
+        Ok(_) => Err(Error::invalid(
+            Param::Other("arity"),
+            format!("'{s}' is not an arity"),
+            VALID,
+        )),
+        Err(e) => Err(e),
+    })
+}
+
 pub fn parse_fp_bits(s: &str) -> Flag<u32> {
     const VALID: &str = "8, 12 or 16 (or 0: chosen from p)";
     flag(match units::parse_count(s, Param::FingerprintBits) {
@@ -181,6 +195,8 @@ mod tests {
         assert!(parse_k("0").is_err() && parse_k("1000").is_err());
         assert_eq!(parse_fp_bits("12"), Ok(12));
         assert!(parse_fp_bits("10").is_err() && parse_fp_bits("x").is_err());
+        assert_eq!((parse_arity("4"), parse_arity("0")), (Ok(4), Ok(0)));
+        assert!(parse_arity("5").is_err() && parse_arity("2").is_err());
         assert_eq!(parse_growth("2"), Ok(2.0));
         assert!(parse_growth("1").is_err() && parse_growth("17").is_err());
         assert_eq!(parse_tightening("1/2"), Ok(0.5));
