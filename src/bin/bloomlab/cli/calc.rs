@@ -501,6 +501,7 @@ mod tests {
             k,
             rule: None,
             filter: None,
+            arity: 0,
             json: false,
         }
     }
