@@ -359,7 +359,7 @@ fn static_for_miss(make: MakeStatic) -> (Box<dyn StaticSet>, Vec<u64>) {
     static_prepared(make, N)
 }
 
-/// One construction from N = 10^4 keys (per-key counts: the total / 10^4).
+// One construction from N = 10^4 keys (per-key counts: the total / 10^4).
 #[library_benchmark]
 #[bench::lab_xor8(args = (lab_xor8), setup = static_for_build)]
 #[bench::lab_xor16(args = (lab_xor16), setup = static_for_build)]

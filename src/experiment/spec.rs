@@ -248,6 +248,10 @@ pub struct FilterEntry {
     /// Binary fuse: slots per key, 3 (default) or 4.
     #[serde(default)]
     pub arity: Option<u32>,
+    /// space-fpr: a text written to the rows' `group` column, for panels to select on
+    /// (`filter = { group = "…" }`).
+    #[serde(default)]
+    pub group: Option<String>,
 }
 
 /// Reference structures for the memory runner.
@@ -516,7 +520,7 @@ pub struct PanelSpec {
     /// Column that names the series (default `series`).
     #[serde(default = "default_series")]
     pub series: String,
-    /// Only rows whose columns have these (text) values.
+    /// Only rows whose columns have these (text) values (`[[curves]]` rows are in every panel).
     #[serde(default)]
     pub filter: BTreeMap<String, String>,
     /// Lines from other columns of the measured rows (theory).

@@ -121,6 +121,9 @@ pub(super) fn run(exp: &Experiment, progress: &dyn Progress) -> Result<RunOutput
         for (p, cfg) in points {
             let m = measure_with_progress(cfg, work_of(cfg), progress)?;
             let mut r = measurement_row(s, cfg, &m);
+            if let Some(g) = &exp.spec.filters[s.entry].get_ref().group {
+                r.set("group", g.as_str());
+            }
             r.set("var", "p").set("x", *p).set(
                 "lower_bound_bits_per_key",
                 theory::lower_bound_bits_per_key(*p),
