@@ -220,7 +220,19 @@ pub(crate) fn peel_attempts<H: ItemHasher, const A: usize, P: Fn(u64) -> [u32; A
             table = Table::zeroed(f, c.slots)?;
         }
         let seed = attempt_seed(hasher, label, attempt);
-        fill_mixed(&mut mixed, &hashes, seed, c.sort_bits, &mut peeler.hist)?;
+        let bits = if c.slots > SORT_FROM_SLOTS {
+            c.sort_bits
+        } else {
+            0
+        };
+        fill_mixed(
+            &mut mixed,
+            &mut peeler.spare,
+            &hashes,
+            seed,
+            bits,
+            &mut peeler.hist,
+        )?;
         let ok = match &mut table {
             Table::F8(t) => peeler.peel(&mut mixed, t, c.positions)?,
             Table::F16(t) => peeler.peel(&mut mixed, t, c.positions)?,
@@ -246,11 +258,15 @@ pub(crate) fn peel_attempts<H: ItemHasher, const A: usize, P: Fn(u64) -> [u32; A
     })
 }
 
+/// Tables up to this many slots are peeled in key order: their counts and XORs (12 bytes a
+/// slot) stay in cache, so ordering the keys by window would cost more than it saves.
+const SORT_FROM_SLOTS: u64 = 1 << 16;
+
 /// `mixed` = the hashes mixed with `seed`, counting-sorted by their top `bits` bits (in
-/// input order when `bits` is 0). Two passes over the hashes (the mix is recomputed: cheaper
-/// than a second buffer).
+/// input order when `bits` is 0): one pass mixes and counts, one scatters (through `spare`).
 fn fill_mixed(
     mixed: &mut Vec<u64>,
+    spare: &mut Vec<u64>,
     hashes: &[u64],
     seed: u64,
     bits: u32,
@@ -260,15 +276,15 @@ fn fill_mixed(
     mixed
         .try_reserve_exact(hashes.len())
         .map_err(|_| alloc_err(hashes.len(), 8))?;
+    mixed.extend(hashes.iter().map(|&k| mix(k, seed)));
     if bits == 0 {
-        mixed.extend(hashes.iter().map(|&k| mix(k, seed)));
         return Ok(());
     }
     let shift = 64 - bits;
     hist.clear();
     hist.resize(1 << bits, 0);
-    for &k in hashes {
-        hist[(mix(k, seed) >> shift) as usize] += 1;
+    for &h in mixed.iter() {
+        hist[(h >> shift) as usize] += 1;
     }
     let mut at = 0u32;
     for c in hist.iter_mut() {
@@ -276,13 +292,17 @@ fn fill_mixed(
         *c = at;
         at += here;
     }
-    mixed.resize(hashes.len(), 0);
-    for &k in hashes {
-        let h = mix(k, seed);
+    spare.clear();
+    spare
+        .try_reserve_exact(hashes.len())
+        .map_err(|_| alloc_err(hashes.len(), 8))?;
+    spare.resize(hashes.len(), 0);
+    for &h in mixed.iter() {
         let b = &mut hist[(h >> shift) as usize];
-        mixed[*b as usize] = h;
+        spare[*b as usize] = h;
         *b += 1;
     }
+    std::mem::swap(mixed, spare);
     Ok(())
 }
 
@@ -299,6 +319,8 @@ pub(crate) struct Peeler {
     order: Vec<u32>,
     /// Counting-sort buckets.
     hist: Vec<u32>,
+    /// The counting sort's second buffer.
+    spare: Vec<u64>,
 }
 
 impl Peeler {
