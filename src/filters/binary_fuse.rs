@@ -95,7 +95,7 @@ fn positions4(h: u64, l: u32, starts: u32) -> [u32; 4] {
 /// its window. Slot `j` of [`positions`]/[`positions4`] is `(h0 + j·l) ⊕ (x_j mod l)`, which
 /// (l a power of two, so `j·l` leaves the low bits alone) is `base + j·l + ((h0 ⊕ x_j) mod l)`
 /// with `base = h0 − h0 mod l`: every slot lies in the `A·l` slots from `base`. One range check
-/// of that window replaces `A` bounds checks (measured: see `benches/gate.rs`, static_sets).
+/// of that window replaces `A` bounds checks (used 4-wise; measured in `benches/gate.rs`).
 #[inline]
 fn window_matches<const A: usize, F: Slot>(
     t: &[F],
@@ -322,15 +322,16 @@ impl<H: ItemHasher> BinaryFuseFilter<H> {
     #[must_use]
     pub fn contains_key_hash(&self, key_hash: u64) -> bool {
         let h = static_set::mix(key_hash, self.seed);
-        let ls = (self.segment, self.starts);
-        // The x_j of positions/positions4 (x_0 = h0 itself: offset h0 mod l).
-        let x3 = [0, (h >> 18) as u32, h as u32];
+        let (l, s) = (self.segment, self.starts);
+        // 4-wise: read in the window (gate: 72.6 → 66.6 instructions a query); 3-wise: three
+        // bounds-checked reads, which measured fewer instructions than the window's range
+        // check and offsets (61.6 against 62.6).
         let x4 = [0, h as u32, (h >> 18) as u32, (h >> 36) as u32];
         match (&self.table, self.arity) {
-            (Table::F8(t), 4) => window_matches(t, h, ls, x4),
-            (Table::F16(t), 4) => window_matches(t, h, ls, x4),
-            (Table::F8(t), _) => window_matches(t, h, ls, x3),
-            (Table::F16(t), _) => window_matches(t, h, ls, x3),
+            (Table::F8(t), 4) => window_matches(t, h, (l, s), x4),
+            (Table::F16(t), 4) => window_matches(t, h, (l, s), x4),
+            (Table::F8(t), _) => static_set::matches(t, h, positions(h, l, s)),
+            (Table::F16(t), _) => static_set::matches(t, h, positions(h, l, s)),
         }
     }
 }
