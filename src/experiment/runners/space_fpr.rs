@@ -77,7 +77,19 @@ pub(super) fn points(exp: &Experiment, s: &SeriesDef) -> Vec<(f64, Result<Filter
     out
 }
 
-/// Queries at target rate `p`.
+/// The rate the queries are planned for: a fingerprint kind's own width decides its rate, not
+/// the target p that picked it (xor/binary-fuse `2^−f`; cuckoo at most `2b/2^f` = `8/2^f`, half
+/// of it taken, for a table about half full or more); other kinds the target p.
+fn expected_rate(fs: &FilterSpec, p: f64) -> f64 {
+    match (fs.kind, configuration(fs)) {
+        (FilterKind::Cuckoo, Some(f)) => 4.0 / 2f64.powi(f as i32),
+        (_, Some(f)) => theory::xor::fpr(f),
+        _ => p,
+    }
+    .min(p)
+}
+
+/// Queries at expected rate `p`.
 fn queries_for(exp: &Experiment, p: f64) -> u64 {
     let target = exp
         .spec
@@ -99,13 +111,14 @@ pub(super) fn run(exp: &Experiment, progress: &dyn Progress) -> Result<RunOutput
     for s in &series {
         let mut v = Vec::new();
         for (p, fs) in points(exp, s) {
+            let fs_ok = fs?;
             v.push((
                 p,
                 MeasureConfig {
-                    spec: fs?,
+                    spec: fs_ok.clone(),
                     keys: s.keys,
                     inserted: None,
-                    queries: queries_for(exp, p),
+                    queries: queries_for(exp, expected_rate(&fs_ok, p)),
                     trials: exp.spec.trials,
                     seed: exp.spec.seed,
                     check_hits: true,
