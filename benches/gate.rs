@@ -8,10 +8,10 @@
 //! `#[bench::NAME(args = (NAME), setup = ...)]` line to each of the three functions.
 
 use bloomlab::filters::{
-    BlockedBloom, CountingBloom, CuckooFilter, QuotientFilter, RibbonFilter, ScalableBloom,
-    SplitBlockBloom,
+    BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, QuotientFilter, RibbonFilter,
+    ScalableBloom, SplitBlockBloom, XorFilter,
 };
-use bloomlab::hash::{DoubleHashing, Xxh3, mix64};
+use bloomlab::hash::{DoubleHashing, ItemHasher, Xxh3, mix64};
 use bloomlab::{Filter, StandardBloom};
 use gungraun::{library_benchmark, library_benchmark_group, main};
 use std::hint::black_box;
@@ -58,21 +58,21 @@ fn quotient() -> Box<dyn Filter> {
 }
 
 /// Static sets (ribbon) are built from their whole key set, `key(0..N)`; queries only.
-type MakeStatic = fn(&[[u8; 8]]) -> Box<dyn Filter>;
+type MakeRibbon = fn(&[[u8; 8]]) -> Box<dyn Filter>;
 fn ribbon(keys: &[[u8; 8]]) -> Box<dyn Filter> {
     let r = bloomlab::theory::ribbon::result_bits_for(P).expect("ribbon result bits");
     Box::new(RibbonFilter::from_keys(keys, r).expect("ribbon"))
 }
 /// A static filter of `key(0..N)` and the keys `key(from..from + OPS)` to query.
-fn static_prepared(make: MakeStatic, from: u64) -> (Box<dyn Filter>, Vec<[u8; 8]>) {
+fn ribbon_prepared(make: MakeRibbon, from: u64) -> (Box<dyn Filter>, Vec<[u8; 8]>) {
     let all: Vec<[u8; 8]> = (0..N).map(key).collect();
     (make(&all), (from..from + OPS).map(key).collect())
 }
-fn static_for_hit(make: MakeStatic) -> (Box<dyn Filter>, Vec<[u8; 8]>) {
-    static_prepared(make, 0)
+fn ribbon_for_hit(make: MakeRibbon) -> (Box<dyn Filter>, Vec<[u8; 8]>) {
+    ribbon_prepared(make, 0)
 }
-fn static_for_miss(make: MakeStatic) -> (Box<dyn Filter>, Vec<[u8; 8]>) {
-    static_prepared(make, N)
+fn ribbon_for_miss(make: MakeRibbon) -> (Box<dyn Filter>, Vec<[u8; 8]>) {
+    ribbon_prepared(make, N)
 }
 
 /// A filter holding `key(0..fill)` and the keys `key(from..from + OPS)` to work on.
@@ -122,7 +122,7 @@ fn insert(input: (Box<dyn Filter>, Vec<[u8; 8]>)) -> Box<dyn Filter> {
 #[bench::split_block(args = (split_block), setup = for_hit)]
 #[bench::scalable(args = (scalable), setup = for_hit)]
 #[bench::cuckoo(args = (cuckoo), setup = for_hit)]
-#[bench::ribbon(args = (ribbon), setup = static_for_hit)]
+#[bench::ribbon(args = (ribbon), setup = ribbon_for_hit)]
 #[bench::quotient(args = (quotient), setup = for_hit)]
 fn query_hit(input: (Box<dyn Filter>, Vec<[u8; 8]>)) -> usize {
     let (f, keys) = input;
@@ -139,7 +139,7 @@ fn query_hit(input: (Box<dyn Filter>, Vec<[u8; 8]>)) -> usize {
 #[bench::split_block(args = (split_block), setup = for_miss)]
 #[bench::scalable(args = (scalable), setup = for_miss)]
 #[bench::cuckoo(args = (cuckoo), setup = for_miss)]
-#[bench::ribbon(args = (ribbon), setup = static_for_miss)]
+#[bench::ribbon(args = (ribbon), setup = ribbon_for_miss)]
 #[bench::quotient(args = (quotient), setup = for_miss)]
 fn query_miss(input: (Box<dyn Filter>, Vec<[u8; 8]>)) -> usize {
     let (f, keys) = input;
@@ -309,4 +309,151 @@ library_benchmark_group!(
     benchmarks = peer_insert, peer_query_hit, peer_query_miss
 );
 
-main!(library_benchmark_groups = hot_paths, peers);
+// ---- static sets: construction from N keys and queries, bloomlab beside xorf ----
+//
+// Like for like: every filter here takes the `u64` key and mixes it once with its seed by a
+// 64-bit finalizer (bloomlab's key-hash path `from_key_hashes`/`contains_key_hash`: splitmix64;
+// xorf: murmur3's fmix64), so the ratios compare the filters, not two hash functions.
+
+/// A static filter queried by `u64` key.
+trait StaticSet {
+    fn has(&self, k: u64) -> bool;
+}
+impl<H: ItemHasher> StaticSet for XorFilter<H> {
+    fn has(&self, k: u64) -> bool {
+        self.contains_key_hash(k)
+    }
+}
+impl<H: ItemHasher> StaticSet for BinaryFuseFilter<H> {
+    fn has(&self, k: u64) -> bool {
+        self.contains_key_hash(k)
+    }
+}
+macro_rules! xorf_set {
+    ($($t:ty),*) => {$(
+        impl StaticSet for $t {
+            fn has(&self, k: u64) -> bool {
+                xorf::Filter::contains(self, &k)
+            }
+        }
+    )*};
+}
+xorf_set!(
+    xorf::Xor8,
+    xorf::Xor16,
+    xorf::BinaryFuse8,
+    xorf::BinaryFuse16
+);
+
+type MakeStatic = fn(&[u64]) -> Box<dyn StaticSet>;
+
+fn lab_xor8(k: &[u64]) -> Box<dyn StaticSet> {
+    Box::new(XorFilter::from_key_hashes(k.to_vec(), 8, Xxh3::default()).expect("xor"))
+}
+fn lab_xor16(k: &[u64]) -> Box<dyn StaticSet> {
+    Box::new(XorFilter::from_key_hashes(k.to_vec(), 16, Xxh3::default()).expect("xor"))
+}
+fn lab_fuse8(k: &[u64]) -> Box<dyn StaticSet> {
+    Box::new(BinaryFuseFilter::from_key_hashes(k.to_vec(), 8, 3, Xxh3::default()).expect("fuse"))
+}
+fn lab_fuse16(k: &[u64]) -> Box<dyn StaticSet> {
+    Box::new(BinaryFuseFilter::from_key_hashes(k.to_vec(), 16, 3, Xxh3::default()).expect("fuse"))
+}
+fn lab_fuse4_8(k: &[u64]) -> Box<dyn StaticSet> {
+    Box::new(BinaryFuseFilter::from_key_hashes(k.to_vec(), 8, 4, Xxh3::default()).expect("fuse"))
+}
+fn lab_fuse4_16(k: &[u64]) -> Box<dyn StaticSet> {
+    Box::new(BinaryFuseFilter::from_key_hashes(k.to_vec(), 16, 4, Xxh3::default()).expect("fuse"))
+}
+fn xorf_xor8(k: &[u64]) -> Box<dyn StaticSet> {
+    Box::new(xorf::Xor8::from(k))
+}
+fn xorf_xor16(k: &[u64]) -> Box<dyn StaticSet> {
+    Box::new(xorf::Xor16::from(k))
+}
+fn xorf_fuse8(k: &[u64]) -> Box<dyn StaticSet> {
+    Box::new(xorf::BinaryFuse8::try_from(k).expect("xorf"))
+}
+fn xorf_fuse16(k: &[u64]) -> Box<dyn StaticSet> {
+    Box::new(xorf::BinaryFuse16::try_from(k).expect("xorf"))
+}
+
+/// The N keys (as `u64`) a static filter is built from.
+fn static_keys() -> Vec<u64> {
+    (0..N).map(|i| u64::from_le_bytes(key(i))).collect()
+}
+/// The constructor and the keys, for the construction benchmark.
+fn static_for_build(make: MakeStatic) -> (MakeStatic, Vec<u64>) {
+    (make, static_keys())
+}
+/// Built from the N keys; the keys queried are `from..from + OPS`.
+fn static_prepared(make: MakeStatic, from: u64) -> (Box<dyn StaticSet>, Vec<u64>) {
+    (
+        make(&static_keys()),
+        (from..from + OPS)
+            .map(|i| u64::from_le_bytes(key(i)))
+            .collect(),
+    )
+}
+fn static_for_hit(make: MakeStatic) -> (Box<dyn StaticSet>, Vec<u64>) {
+    static_prepared(make, 0)
+}
+fn static_for_miss(make: MakeStatic) -> (Box<dyn StaticSet>, Vec<u64>) {
+    static_prepared(make, N)
+}
+
+// One construction from N = 10^4 keys (per-key counts: the total / 10^4).
+#[library_benchmark]
+#[bench::lab_xor8(args = (lab_xor8), setup = static_for_build)]
+#[bench::lab_xor16(args = (lab_xor16), setup = static_for_build)]
+#[bench::lab_fuse8(args = (lab_fuse8), setup = static_for_build)]
+#[bench::lab_fuse16(args = (lab_fuse16), setup = static_for_build)]
+#[bench::lab_fuse4_8(args = (lab_fuse4_8), setup = static_for_build)]
+#[bench::lab_fuse4_16(args = (lab_fuse4_16), setup = static_for_build)]
+#[bench::xorf_xor8(args = (xorf_xor8), setup = static_for_build)]
+#[bench::xorf_xor16(args = (xorf_xor16), setup = static_for_build)]
+#[bench::xorf_fuse8(args = (xorf_fuse8), setup = static_for_build)]
+#[bench::xorf_fuse16(args = (xorf_fuse16), setup = static_for_build)]
+fn static_build(input: (MakeStatic, Vec<u64>)) -> Box<dyn StaticSet> {
+    let (make, keys) = input;
+    make(black_box(&keys))
+}
+
+#[library_benchmark]
+#[bench::lab_xor8(args = (lab_xor8), setup = static_for_hit)]
+#[bench::lab_xor16(args = (lab_xor16), setup = static_for_hit)]
+#[bench::lab_fuse8(args = (lab_fuse8), setup = static_for_hit)]
+#[bench::lab_fuse16(args = (lab_fuse16), setup = static_for_hit)]
+#[bench::lab_fuse4_8(args = (lab_fuse4_8), setup = static_for_hit)]
+#[bench::lab_fuse4_16(args = (lab_fuse4_16), setup = static_for_hit)]
+#[bench::xorf_xor8(args = (xorf_xor8), setup = static_for_hit)]
+#[bench::xorf_xor16(args = (xorf_xor16), setup = static_for_hit)]
+#[bench::xorf_fuse8(args = (xorf_fuse8), setup = static_for_hit)]
+#[bench::xorf_fuse16(args = (xorf_fuse16), setup = static_for_hit)]
+fn static_query_hit(input: (Box<dyn StaticSet>, Vec<u64>)) -> usize {
+    let (f, keys) = input;
+    keys.iter().filter(|&&k| f.has(black_box(k))).count()
+}
+
+#[library_benchmark]
+#[bench::lab_xor8(args = (lab_xor8), setup = static_for_miss)]
+#[bench::lab_xor16(args = (lab_xor16), setup = static_for_miss)]
+#[bench::lab_fuse8(args = (lab_fuse8), setup = static_for_miss)]
+#[bench::lab_fuse16(args = (lab_fuse16), setup = static_for_miss)]
+#[bench::lab_fuse4_8(args = (lab_fuse4_8), setup = static_for_miss)]
+#[bench::lab_fuse4_16(args = (lab_fuse4_16), setup = static_for_miss)]
+#[bench::xorf_xor8(args = (xorf_xor8), setup = static_for_miss)]
+#[bench::xorf_xor16(args = (xorf_xor16), setup = static_for_miss)]
+#[bench::xorf_fuse8(args = (xorf_fuse8), setup = static_for_miss)]
+#[bench::xorf_fuse16(args = (xorf_fuse16), setup = static_for_miss)]
+fn static_query_miss(input: (Box<dyn StaticSet>, Vec<u64>)) -> usize {
+    let (f, keys) = input;
+    keys.iter().filter(|&&k| f.has(black_box(k))).count()
+}
+
+library_benchmark_group!(
+    name = static_sets;
+    benchmarks = static_build, static_query_hit, static_query_miss
+);
+
+main!(library_benchmark_groups = hot_paths, peers, static_sets);

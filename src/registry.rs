@@ -87,6 +87,7 @@ impl AnyFilter {
     /// As [`AnyFilter::build`].
     pub fn build_with(spec: &FilterSpec, hasher: AnyHasher) -> Result<Self> {
         let strategy = AnyStrategy(spec.strategy);
+        spec_arity(spec)?;
         if spec.kind.caps().sizing == Sizing::Rate {
             refuse_m_k(spec)?;
         }
@@ -168,6 +169,7 @@ impl AnyFilter {
         I: IntoIterator<Item = K>,
         K: AsRef<[u8]>,
     {
+        let arity = spec_arity(spec)?;
         Ok(match spec.kind {
             FilterKind::Xor => {
                 refuse_m_k(spec)?;
@@ -177,7 +179,9 @@ impl AnyFilter {
             FilterKind::BinaryFuse => {
                 refuse_m_k(spec)?;
                 let f = static_fingerprint_bits(spec)?;
-                Self::BinaryFuse(BinaryFuseFilter::from_keys_and(keys, f, hasher)?)
+                Self::BinaryFuse(BinaryFuseFilter::from_keys_arity_and(
+                    keys, f, arity, hasher,
+                )?)
             }
             FilterKind::Ribbon => {
                 refuse_m_k(spec)?;
@@ -395,6 +399,21 @@ fn ribbon_result_bits(spec: &FilterSpec) -> Result<u32> {
             "give p or fingerprint-bits (1 to 32)",
         )),
         (r, _) => theory::ribbon::check_result_bits(r),
+    }
+}
+
+/// The arity a spec asks for: binary fuse 3 (the default, `arity` 0) or 4; any other kind
+/// takes none (0).
+fn spec_arity(spec: &FilterSpec) -> Result<u32> {
+    match (spec.kind, spec.arity) {
+        (FilterKind::BinaryFuse, 0) => Ok(theory::binary_fuse::ARITIES[0]),
+        (FilterKind::BinaryFuse, a) => theory::binary_fuse::check_arity(a),
+        (_, 0) => Ok(0),
+        (kind, a) => Err(Error::invalid(
+            Param::Other("arity"),
+            a,
+            format!("not used by {kind}: only binary-fuse takes an arity (3 or 4)"),
+        )),
     }
 }
 

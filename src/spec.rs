@@ -38,6 +38,8 @@ pub struct FilterSpec {
     pub tightening: f64,
     /// Scalable: refuse inserts past the first layer's capacity instead of growing.
     pub nonscaling: bool,
+    /// Binary fuse slots per key: 3 or 4 (0, the default, = 3); other kinds take none.
+    pub arity: u32,
 }
 
 impl Default for FilterSpec {
@@ -56,6 +58,7 @@ impl Default for FilterSpec {
             growth: 2.0,
             tightening: 0.5,
             nonscaling: false,
+            arity: 0,
         }
     }
 }

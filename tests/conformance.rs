@@ -42,6 +42,13 @@ fn specs(n: u64, p: f64) -> Vec<FilterSpec> {
                     ..base.clone()
                 });
             }
+        } else if kind == FilterKind::BinaryFuse {
+            // 3-wise (the default) and 4-wise.
+            out.push(FilterSpec {
+                arity: 4,
+                ..base.clone()
+            });
+            out.push(base);
         } else {
             out.push(base);
         }
@@ -69,6 +76,8 @@ fn filled<'k>(spec: &FilterSpec, keys: &'k [Vec<u8>]) -> (AnyFilter, Vec<&'k [u8
 fn label(s: &FilterSpec) -> String {
     if s.kind == FilterKind::Standard {
         format!("{}/{}", s.kind, s.strategy)
+    } else if s.arity != 0 {
+        format!("{}/{}-wise", s.kind, s.arity)
     } else {
         s.kind.to_string()
     }
@@ -81,7 +90,12 @@ fn every_kind_runs() {
     let run = specs(100, 0.01);
     let kinds: HashSet<FilterKind> = run.iter().map(|s| s.kind).collect();
     assert_eq!(kinds.len(), FilterKind::ALL.len(), "{kinds:?}");
-    assert_eq!(run.len(), FilterKind::ALL.len() - 1 + StrategyId::ALL.len());
+    // + 1: binary-fuse runs 3-wise and 4-wise.
+    assert_eq!(
+        run.len(),
+        FilterKind::ALL.len() - 1 + StrategyId::ALL.len() + 1
+    );
+    assert!(run.iter().any(|s| s.arity == 4));
 }
 
 proptest! {

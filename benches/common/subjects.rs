@@ -17,8 +17,8 @@
 #![allow(clippy::redundant_closure)]
 
 use bloomlab::filters::{
-    BlockedBloom, CountingBloom, CuckooFilter, QuotientFilter, RibbonFilter, ScalableBloom,
-    SplitBlockBloom,
+    BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, QuotientFilter, RibbonFilter,
+    ScalableBloom, SplitBlockBloom, XorFilter,
 };
 use bloomlab::hash::{EnhancedDoubleHashing, Sip13, Xxh3};
 use bloomlab::{Filter, StandardBloom};
@@ -360,6 +360,72 @@ pub fn bloom2_size(n: u64, p: f64) -> (bloom2::FilterSize, u32) {
     (KeyBytes5, 5)
 }
 
+/// How the static subjects (bloomlab xor / binary fuse and xorf) hash a key: each takes the
+/// `u64` itself and mixes it once with its seed by a 64-bit finalizer (bloomlab: splitmix64's,
+/// xorf: murmur3's fmix64; three xor-shifts and two multiplies each), so the per-key hashing
+/// cost is the same on both sides.
+const STATIC_KEYS_LAB: &str = "u64 as key hash (splitmix64 fmix, seeded)";
+const STATIC_KEYS_XORF: &str = "u64 (xorf: murmur3 fmix64, seeded)";
+
+/// A bloomlab xor (`arity` 0) or binary fuse filter of `f`-bit fingerprints over the `u64`
+/// keys given as their key hashes (`from_key_hashes` / `contains_key_hash`).
+macro_rules! lab_static {
+    ($name:expr, xor, $f:expr) => {
+        fixed(
+            $name,
+            STATIC_KEYS_LAB,
+            Role::Both,
+            |all: &[u64]| {
+                XorFilter::from_key_hashes(all.to_vec(), $f, Xxh3::default()).expect("xor")
+            },
+            |f, keys| count(f, keys, |f, k| f.contains_key_hash(k)),
+            |f| {
+                let b = f.bits();
+                (b, format!("xor f={} (fixed 2^-{}), {b} bits", $f, $f))
+            },
+        )
+    };
+    ($name:expr, fuse, $arity:expr, $f:expr) => {
+        fixed(
+            $name,
+            STATIC_KEYS_LAB,
+            Role::Both,
+            |all: &[u64]| {
+                BinaryFuseFilter::from_key_hashes(all.to_vec(), $f, $arity, Xxh3::default())
+                    .expect("binary fuse")
+            },
+            |f, keys| count(f, keys, |f, k| f.contains_key_hash(k)),
+            |f| {
+                let b = f.bits();
+                (
+                    b,
+                    format!(
+                        "binary-fuse {}-wise f={} (fixed 2^-{}), {b} bits",
+                        $arity, $f, $f
+                    ),
+                )
+            },
+        )
+    };
+}
+
+/// An xorf filter of type `$t` (fingerprints of `$bits` bits) over the `u64` keys.
+macro_rules! xorf_static {
+    ($name:expr, $t:ty, $bits:expr, $what:expr) => {
+        fixed(
+            $name,
+            STATIC_KEYS_XORF,
+            Role::Both,
+            |all: &[u64]| <$t>::try_from(all).expect("xorf construction"),
+            |f, keys| count(f, keys, |f, k| xorf::Filter::contains(f, &k)),
+            |f| {
+                let b = f.fingerprints.len() as u64 * $bits;
+                (b, format!("{} (fixed 2^-{}), {b} bits", $what, $bits))
+            },
+        )
+    };
+}
+
 /// The implementations. One line (or one call) each.
 pub fn entries() -> Vec<Entry> {
     vec![
@@ -528,17 +594,17 @@ pub fn entries() -> Vec<Entry> {
                 )
             },
         ),
-        fixed(
-            "xorf",
-            "u64 (xorf mixes it)",
-            Role::Both,
-            |all: &[u64]| xorf::BinaryFuse8::try_from(all).expect("binary fuse construction"),
-            |f, keys| count(f, keys, |f, k| xorf::Filter::contains(f, &k)),
-            |f| {
-                let b = f.fingerprints.len() as u64 * 8;
-                (b, format!("BinaryFuse8 (fixed ≈ 1/256), {b} bits"))
-            },
-        ),
+        // ---- static sets: bloomlab beside xorf, the same per-key hashing (see STATIC_KEYS_LAB) ----
+        lab_static!("bloomlab-xor8", xor, 8),
+        lab_static!("bloomlab-xor16", xor, 16),
+        lab_static!("bloomlab-fuse8", fuse, 3, 8),
+        lab_static!("bloomlab-fuse16", fuse, 3, 16),
+        lab_static!("bloomlab-fuse4-8", fuse, 4, 8),
+        lab_static!("bloomlab-fuse4-16", fuse, 4, 16),
+        xorf_static!("xorf", xorf::BinaryFuse8, 8, "BinaryFuse8"),
+        xorf_static!("xorf-fuse16", xorf::BinaryFuse16, 16, "BinaryFuse16"),
+        xorf_static!("xorf-xor8", xorf::Xor8, 8, "Xor8"),
+        xorf_static!("xorf-xor16", xorf::Xor16, 16, "Xor16"),
         dynamic(
             "sbbf-rs-safe",
             "xxh3_64 of 8 LE bytes",

@@ -1,4 +1,5 @@
-//! Group "filters": `insert`, `query_hit`, `query_miss` for every entry of
+//! Group "filters": `insert`, `query_hit`, `query_miss` (and `build`, for static entries up to
+//! 10^6 keys) for every entry of
 //! [`crate::subjects::entries`] at every size, and the memory floor measured beside them:
 //! `floor/random-cache-line/{n}` (one independent random 64-byte line per key from an array as
 //! large as `bloomlab-standard`'s bit array) and `floor/7-random-cache-lines/{n}` (k = 7 of them,
@@ -30,7 +31,7 @@ pub fn run(c: &mut Criterion) {
     for n in sizes() {
         floor(c, n);
         for e in &list {
-            let ids: Vec<String> = ["insert", "query_hit", "query_miss"]
+            let ids: Vec<String> = ["insert", "query_hit", "query_miss", "build"]
                 .iter()
                 .map(|op| format!("{op}/{}/{n}", e.name))
                 .collect();
@@ -45,6 +46,11 @@ pub fn run(c: &mut Criterion) {
             query(c, "query_miss", e.name, n, s.as_ref(), fill_misses);
             if e.dynamic && wanted(&ids[0]) {
                 insert(c, e.name, n, &mut s);
+            }
+            drop(s);
+            // Static filters: construction from all n keys (up to 10^6 keys: one build a sample).
+            if !e.dynamic && n <= 1_000_000 && wanted(&ids[3]) {
+                build(c, e, n);
             }
         }
     }
@@ -97,6 +103,18 @@ fn query(
             }
             total
         });
+    });
+    g.finish();
+}
+
+/// `build/{name}/{n}`: a static filter constructed from `key(0..n)` (the keys made untimed; the
+/// filter's drop is timed too, as for every peer).
+fn build(c: &mut Criterion, e: &Entry, n: u64) {
+    let all: Vec<u64> = (0..n).map(key).collect();
+    let mut g = c.benchmark_group("build");
+    g.throughput(Throughput::Elements(n));
+    g.bench_function(BenchmarkId::new(e.name, n), |b| {
+        b.iter(|| black_box((e.build)(n, P, black_box(&all))));
     });
     g.finish();
 }

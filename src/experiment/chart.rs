@@ -103,7 +103,11 @@ pub(super) fn build(exp: &Experiment, t: &Table) -> Result<Chart> {
             }
         }
         let rows: Vec<usize> = (0..t.rows.len())
-            .filter(|&r| p.filter.iter().all(|(k, v)| t.text(r, k) == *v))
+            // `[[curves]]` rows (formulas, no measured columns) are in every panel.
+            .filter(|&r| {
+                t.text(r, "row_type") == "theory"
+                    || p.filter.iter().all(|(k, v)| t.text(r, k) == *v)
+            })
             .filter(|&r| eval(t, r, &p.y).is_some() || interval(t, r, &p.y).is_some())
             .filter(|&r| !t.text(r, &p.x).is_empty())
             .collect();

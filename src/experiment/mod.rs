@@ -234,6 +234,9 @@ impl Experiment {
                         if let Some(ns) = e.nonscaling {
                             spec.nonscaling = ns;
                         }
+                        if let Some(a) = e.arity {
+                            spec.arity = a;
+                        }
                         out.push(SeriesDef {
                             label: e.label.clone().unwrap_or_default(),
                             entry: i,
@@ -427,6 +430,7 @@ fn label_series(series: &mut [SeriesDef]) {
                 ),
             ),
             ("f", format!("f={}", spec.fingerprint_bits)),
+            ("arity", format!("{}-wise", spec.arity.max(3))),
             ("s", format!("s={}", spec.growth)),
             ("r", format!("r={}", spec.tightening)),
         ]
@@ -442,6 +446,7 @@ fn label_series(series: &mut [SeriesDef]) {
             let kind_specific = match *name {
                 "f" => s.spec.kind.caps().fingerprints,
                 "s" | "r" => s.spec.kind.caps().grows,
+                "arity" => s.spec.kind == crate::filter::FilterKind::BinaryFuse,
                 "hash" | "strategy" => true,
                 _ => true,
             };

@@ -27,6 +27,9 @@ pub enum RunnerKind {
     RemoveFp,
     /// The articles' scenarios, each × each filter.
     Scenarios,
+    /// Space against rate: each kind sized by its own rule for every target p it can reach
+    /// (static kinds built from their keys), its bits per key and measured FPR.
+    SpaceFpr,
 }
 
 impl RunnerKind {
@@ -40,6 +43,7 @@ impl RunnerKind {
             RunnerKind::HashQuality => "hash-quality",
             RunnerKind::RemoveFp => "remove-fp",
             RunnerKind::Scenarios => "scenarios",
+            RunnerKind::SpaceFpr => "space-fpr",
         }
     }
 
@@ -52,6 +56,7 @@ impl RunnerKind {
             RunnerKind::Fill => &[V::Fill, V::Inserted, V::Load],
             RunnerKind::Memory => &[V::N],
             RunnerKind::RemoveFp => &[V::Removals],
+            RunnerKind::SpaceFpr => &[V::P],
             RunnerKind::HashQuality | RunnerKind::Scenarios => &[],
         }
     }
@@ -240,6 +245,13 @@ pub struct FilterEntry {
     /// Scalable: refuse to grow.
     #[serde(default)]
     pub nonscaling: Option<bool>,
+    /// Binary fuse: slots per key, 3 (default) or 4.
+    #[serde(default)]
+    pub arity: Option<u32>,
+    /// space-fpr: a text written to the rows' `group` column, for panels to select on
+    /// (`filter = { group = "…" }`).
+    #[serde(default)]
+    pub group: Option<String>,
 }
 
 /// Reference structures for the memory runner.
@@ -386,6 +398,11 @@ pub struct Params {
     /// remove-fp: absent keys scanned at most to find false positives (default 10⁷).
     #[serde(default)]
     pub fp_search_limit: Option<u64>,
+    /// space-fpr: queries per point are chosen so that this many false positives are expected
+    /// at the target p (`⌈target/p⌉`), at least 10⁴ and at most the spec's `queries`
+    /// (default 100).
+    #[serde(default)]
+    pub target_false_positives: Option<u64>,
 }
 
 impl Params {
@@ -404,6 +421,9 @@ impl Params {
         }
         if o.fp_search_limit.is_some() {
             self.fp_search_limit = o.fp_search_limit;
+        }
+        if o.target_false_positives.is_some() {
+            self.target_false_positives = o.target_false_positives;
         }
     }
 }
@@ -500,7 +520,7 @@ pub struct PanelSpec {
     /// Column that names the series (default `series`).
     #[serde(default = "default_series")]
     pub series: String,
-    /// Only rows whose columns have these (text) values.
+    /// Only rows whose columns have these (text) values (`[[curves]]` rows are in every panel).
     #[serde(default)]
     pub filter: BTreeMap<String, String>,
     /// Lines from other columns of the measured rows (theory).

@@ -275,10 +275,91 @@ fn what_a_run_would_refuse_is_refused_at_validation() {
         let e = err(&src);
         assert!(e.starts_with(want), "want {want}\n got {e}");
     }
-    // The runners insert into filters built empty: a static set is refused, by name.
+    // A fill sweep inserts past n into a filter built empty: a static set is refused, naming
+    // the kind and what the runner needs.
     let e = err(&GOOD.replacen("kind = \"standard\"", "kind = \"xor\"", 1));
     assert!(
-        e.contains("filters[0]") && e.contains("xor filter is a static set"),
+        e.contains("filters[0].kind")
+            && e.contains("xor is static")
+            && e.contains("sweep over fill"),
         "{e}"
     );
+    let fill = GOOD
+        .replace("runner = \"sweep\"", "runner = \"fill\"")
+        .replacen("kind = \"standard\"", "kind = \"binary-fuse\"", 1);
+    let e = err(&fill);
+    assert!(
+        e.contains("binary-fuse is static") && e.contains("the fill runner"),
+        "{e}"
+    );
+    // An arity only for binary fuse, and only 3 or 4.
+    let e = err(&GOOD.replacen("p = 0.01", "p = 0.01\narity = 4", 1));
+    assert!(
+        e.contains("filters[0].arity") && e.contains("only binary-fuse"),
+        "{e}"
+    );
+    let p_sweep = GOOD
+        .replace("var = \"fill\"", "var = \"p\"")
+        .replace("from = 0.5, to = 1.5", "from = 0.01, to = 0.001")
+        .replacen(
+            "kind = \"standard\"",
+            "kind = \"binary-fuse\"\narity = 5",
+            1,
+        );
+    let e = err(&p_sweep);
+    assert!(
+        e.contains("filters[0].arity") && e.contains("3 or 4"),
+        "{e}"
+    );
+}
+
+/// A sweep over p builds static kinds from their keys at n; so does the space-fpr runner,
+/// which measures each distinct configuration once and leaves out rates a kind cannot reach.
+#[test]
+fn static_kinds_run_in_p_sweeps_and_space_fpr() {
+    let p_sweep = GOOD
+        .replace("var = \"fill\"", "var = \"p\"")
+        .replace("from = 0.5, to = 1.5", "from = 0.01, to = 0.001")
+        .replacen("kind = \"standard\"", "kind = \"xor\"", 1)
+        .replacen(
+            "kind = \"standard\"",
+            "kind = \"binary-fuse\"\narity = 4",
+            1,
+        );
+    let e = Experiment::parse("e.toml", &p_sweep).unwrap();
+    let out = runners::run(&e, &NoProgress).unwrap();
+    assert_eq!(out.table.num(0, "false_negatives"), Some(0.0));
+    assert_eq!(out.table.text(0, "filter"), "xor");
+    assert_eq!(out.table.num(3, "k"), Some(4.0));
+    let space = p_sweep
+        .replace("runner = \"sweep\"", "runner = \"space-fpr\"")
+        .replace(
+            "from = 0.01, to = 0.001, points = 3",
+            "from = 0.1, to = 1e-6, points = 7, scale = \"log\"",
+        )
+        .replacen("kind = \"xor\"", "kind = \"standard\"", 1);
+    let e = Experiment::parse("e.toml", &space).unwrap();
+    let out = runners::run(&e, &NoProgress).unwrap();
+    let rows: Vec<(String, f64)> = (0..out.table.rows.len())
+        .map(|r| {
+            (
+                out.table.text(r, "filter"),
+                out.table.num(r, "bits_per_key").unwrap(),
+            )
+        })
+        .collect();
+    // standard: all 7 rates; 4-wise binary fuse: f = 8 (p ≥ 2^-8) and f = 16 once each, and
+    // nothing below 2^-16.
+    assert_eq!(
+        rows.iter().filter(|r| r.0 == "standard").count(),
+        7,
+        "{rows:?}"
+    );
+    let fuse: Vec<f64> = rows
+        .iter()
+        .filter(|r| r.0 == "binary-fuse")
+        .map(|r| r.1)
+        .collect();
+    assert_eq!(fuse.len(), 2, "{rows:?}");
+    assert!(fuse[1] > 1.9 * fuse[0], "{fuse:?}");
 }

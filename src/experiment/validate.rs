@@ -426,6 +426,33 @@ impl Experiment {
                 ),
             );
         }
+        if e.kind.caps().static_set {
+            let runner = self.spec.runner;
+            let fits = match runner {
+                RunnerKind::Sweep => matches!(var, Some(SweepVar::N | SweepVar::P)),
+                RunnerKind::Memory | RunnerKind::SpaceFpr => true,
+                _ => false,
+            };
+            if !fits {
+                let what = match (runner, var) {
+                    (RunnerKind::Sweep, Some(v)) => format!("a sweep over {}", v.name()),
+                    _ => format!("the {} runner", runner.name()),
+                };
+                return bad(
+                    "kind",
+                    format!(
+                        "{} is static: it is built from its whole key set at its n (no inserts                          into an empty filter, no fill past n), which {what} needs; use the                          sweep runner over n or p, memory or space-fpr",
+                        e.kind
+                    ),
+                );
+            }
+        }
+        if e.arity.is_some() && e.kind != crate::filter::FilterKind::BinaryFuse {
+            return bad(
+                "arity",
+                format!("not used by {}: only binary-fuse takes an arity", e.kind),
+            );
+        }
         if self.spec.runner == RunnerKind::RemoveFp && !e.kind.caps().removable {
             return bad(
                 "kind",
@@ -516,6 +543,7 @@ fn check_point(fs: &FilterSpec, inserted: u64) -> std::result::Result<(), (Error
                 Param::FingerprintBits => "fingerprint_bits",
                 Param::Growth => "growth",
                 Param::Tightening => "tightening",
+                Param::Other("arity") => "arity",
                 _ => "n",
             },
             _ => "n",
@@ -526,13 +554,12 @@ fn check_point(fs: &FilterSpec, inserted: u64) -> std::result::Result<(), (Error
 
 /// [`FilterSpec::build`]'s parameter checks (sizing included), without the allocation.
 fn check_filter(fs: &FilterSpec) -> Result<()> {
-    // The runners build filters empty and insert into them: a static set (xor) cannot be.
-    if fs.kind.caps().static_set {
-        return Err(Error::Static {
-            kind: fs.kind.name(),
-        });
-    }
     theory::check_n(fs.n)?;
+    if fs.kind.caps().static_set {
+        // Built from its keys by the runners that take static kinds (see the entry checks):
+        // the checks `FilterSpec::build_from` makes before reading a key.
+        return crate::registry::AnyFilter::build_from(fs, std::iter::empty::<&[u8]>()).map(drop);
+    }
     if let Some(p) = fs.p {
         theory::check_p(p)?;
     }

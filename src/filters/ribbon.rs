@@ -191,7 +191,12 @@ impl<H: ItemHasher> RibbonFilter<H> {
         K: AsRef<[u8]>,
     {
         model::check_result_bits(r)?;
-        let KeyHashes { distinct, given } = static_set::key_hashes(&hasher, keys);
+        let KeyHashes {
+            hashes: mut distinct,
+            given,
+        } = static_set::key_hashes(&hasher, keys);
+        // The banding needs distinct hashes (two equal rows with one seed are one equation).
+        static_set::dedup(&mut distinct);
         let n = model::check_keys(distinct.len() as u64)?;
         Self::construct(&distinct, given, r, model::slots(n), hasher)
     }

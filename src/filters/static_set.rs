@@ -1,7 +1,7 @@
 //! What the static-set filters ([`XorFilter`](super::XorFilter),
 //! [`BinaryFuseFilter`](super::BinaryFuseFilter), [`RibbonFilter`](super::RibbonFilter)) share:
-//! the key hashes (sorted and deduplicated) and the bounded seed loop ([`seed_attempts`]); the
-//! first two also the fingerprint table and the peeling construction.
+//! the key hashes and a bounded seed loop ([`seed_attempts`] for ribbon, over deduplicated
+//! hashes; [`peel_attempts`] for the first two, with their fingerprint table and the peeling).
 //!
 //! Both filters store one `f`-bit fingerprint per slot and answer a query by XORing the
 //! key's slots (Graf & Lemire 2020, 2022). Construction is by *peeling*: a slot that exactly one
@@ -9,12 +9,19 @@
 //! key was removed, assign the slots in the reverse order. A key set whose hypergraph does not
 //! peel (a 2-core remains) is retried with another seed.
 //!
-//! **Termination.** Keys are hashed once to 64 bits; the hashes are sorted and deduplicated
-//! (equal keys, and keys whose hashes collide completely, become one entry, which is what
-//! makes construction terminate on duplicates: two identical hashes can never be peeled). Each
-//! attempt mixes the hashes with a fresh seed (a bijection, so the deduplicated set stays
-//! distinct) and tries to peel; after [`MAX_ATTEMPTS`] failed seeds construction returns
-//! [`Error::Construction`]. The loop bound is this constant, not a timer.
+//! **Construction** follows the papers' reference code in its shape (our own implementation):
+//! per attempt, the hashes mixed with the seed are counting-sorted by their top bits (binary
+//! fuse: window order), one pass counts keys and XORs their hashes per slot, a stack of the
+//! slots whose count is 1 drives the peeling, and the peeled keys are kept in the buffer the
+//! mixed hashes came in; every buffer is kept across attempts.
+//!
+//! **Termination.** Keys are hashed once to 64 bits. Equal hashes (repeated keys, or keys whose
+//! hashes collide completely) are equal hyperedges, which can never be peeled: the first
+//! attempt over a set with repeats fails, after which the hashes are sorted and deduplicated
+//! (equal hashes become one entry) and later attempts use the distinct set. Each attempt mixes
+//! the hashes with a fresh seed (a bijection, so the deduplicated set stays distinct) and tries
+//! to peel; after [`MAX_ATTEMPTS`] failed seeds construction returns [`Error::Construction`].
+//! The loop bound is this constant, not a timer.
 
 use crate::bits::try_zeroed;
 use crate::error::{Error, Result};
@@ -31,27 +38,31 @@ pub const MAX_ATTEMPTS: u32 = 32;
 /// The hashes of a key set, ready to build from.
 #[derive(Debug)]
 pub(crate) struct KeyHashes {
-    /// 64-bit key hashes, sorted, without repeats.
-    pub distinct: Vec<u64>,
+    /// 64-bit key hashes, in the keys' order, repeats included.
+    pub hashes: Vec<u64>,
     /// Keys given, repeats included.
     pub given: u64,
 }
 
-/// Hash every key once (the low half of its 128-bit hash), sort and deduplicate.
+/// Hash every key once (the low half of its 128-bit hash). Repeats are kept: construction
+/// removes them only when a first attempt fails (see [`peel_attempts`]).
 pub(crate) fn key_hashes<H: ItemHasher, I, K>(hasher: &H, keys: I) -> KeyHashes
 where
     I: IntoIterator<Item = K>,
     K: AsRef<[u8]>,
 {
-    let mut v: Vec<u64> = keys
+    let hashes: Vec<u64> = keys
         .into_iter()
         .map(|k| hasher.hash128(k.as_ref()).lo)
         .collect();
-    let given = v.len() as u64;
-    v.sort_unstable();
-    v.dedup();
-    v.shrink_to_fit();
-    KeyHashes { distinct: v, given }
+    let given = hashes.len() as u64;
+    KeyHashes { hashes, given }
+}
+
+/// Sort and deduplicate key hashes in place.
+pub(crate) fn dedup(hashes: &mut Vec<u64>) {
+    hashes.sort_unstable();
+    hashes.dedup();
 }
 
 /// The seed of attempt `i` of a filter hashed by `hasher`: deterministic, so the same keys give
@@ -159,12 +170,14 @@ impl Table {
     }
 }
 
-/// A table that peeled: the seed of the attempt that succeeded and its number (0-based).
+/// A table that peeled: the seed of the attempt that succeeded, its number (0-based) and the
+/// distinct key hashes it holds.
 #[derive(Debug)]
 pub(crate) struct Peeled {
     pub(crate) table: Table,
     pub(crate) seed: u64,
     pub(crate) attempt: u32,
+    pub(crate) distinct: u64,
 }
 
 /// The attempt of [`seed_attempts`] that succeeded: its seed and its number (0-based).
@@ -210,108 +223,228 @@ pub(crate) fn seed_attempts<H: ItemHasher>(
     })
 }
 
-/// Build the fingerprint table of `distinct` key hashes over `slots` slots of `f` bits,
-/// trying at most [`MAX_ATTEMPTS`] seeds ([`seed_attempts`]): attempt `a` places each key at
-/// `positions(a)(h)`. The same loop for the peeled kinds; they differ in `positions`.
+/// How attempt `a` over `n` distinct keys places them: the table's slots, the bits of the
+/// mixed hash to counting-sort the keys by first (0: no sort), and the key's slots.
+pub(crate) struct Cut<P> {
+    pub(crate) slots: u64,
+    pub(crate) sort_bits: u32,
+    pub(crate) positions: P,
+}
+
+/// Build the fingerprint table of the key hashes `hashes` (repeats allowed) with `f`-bit
+/// slots, trying at most [`MAX_ATTEMPTS`] seeds: attempt `a` mixes the hashes with its seed,
+/// orders them by their top `sort_bits` bits (a counting sort: the keys then come in window
+/// order, so the peeling walks the table nearly in order) and places each at
+/// `cut(n, a).positions(h)`. The same loop for every static kind; they differ in `cut`.
+///
+/// Repeats are not removed up front (that is a sort of every hash, as costly as a peeling):
+/// two equal hashes are two equal edges of the hypergraph, whose slots are never down to one
+/// key, so an attempt over a set with repeats always fails. After the first failed attempt the
+/// hashes are sorted and deduplicated once, and the remaining attempts use the distinct set
+/// (sized for it). A success is therefore always over distinct hashes.
 ///
 /// # Errors
 /// [`Error::Allocation`]; [`Error::Construction`] (naming `kind`) when every seed fails.
 pub(crate) fn peel_attempts<H: ItemHasher, const A: usize, P: Fn(u64) -> [u32; A]>(
-    kind_label: (&'static str, &[u8]),
-    distinct: &[u64],
-    (f, slots): (u32, u64),
+    (kind, label): (&'static str, &[u8]),
+    mut hashes: Vec<u64>,
+    f: u32,
     hasher: &H,
-    sort: bool,
-    positions: impl Fn(u32) -> P,
+    cut: impl Fn(u64, u32) -> Cut<P>,
 ) -> Result<Peeled> {
-    let mut table = Table::zeroed(f, slots)?;
+    let mut table = Table::zeroed(f, 0)?;
     let mut peeler = Peeler::default();
-    let done = seed_attempts(kind_label, distinct, hasher, sort, |attempt, mixed| {
-        let pos = positions(attempt);
-        match &mut table {
-            Table::F8(t) => peeler.peel(mixed, t, pos),
-            Table::F16(t) => peeler.peel(mixed, t, pos),
+    let mut mixed: Vec<u64> = Vec::new();
+    let mut deduped = false;
+    for attempt in 0..MAX_ATTEMPTS {
+        let n = hashes.len() as u64;
+        let c = cut(n, attempt);
+        if table.slots() != c.slots {
+            drop(std::mem::replace(&mut table, Table::zeroed(f, 0)?)); // freed first
+            table = Table::zeroed(f, c.slots)?;
         }
-    })?;
-    Ok(Peeled {
-        table,
-        seed: done.seed,
-        attempt: done.attempt,
+        let seed = attempt_seed(hasher, label, attempt);
+        let bits = if c.slots > SORT_FROM_SLOTS {
+            c.sort_bits
+        } else {
+            0
+        };
+        fill_mixed(
+            &mut mixed,
+            &mut peeler.spare,
+            &hashes,
+            seed,
+            bits,
+            &mut peeler.hist,
+        )?;
+        let ok = match &mut table {
+            Table::F8(t) => peeler.peel(&mut mixed, t, c.positions)?,
+            Table::F16(t) => peeler.peel(&mut mixed, t, c.positions)?,
+        };
+        if ok {
+            return Ok(Peeled {
+                table,
+                seed,
+                attempt,
+                distinct: n,
+            });
+        }
+        if !deduped {
+            deduped = true;
+            dedup(&mut hashes);
+            hashes.shrink_to_fit();
+        }
+    }
+    Err(Error::Construction {
+        kind,
+        keys: hashes.len() as u64,
+        attempts: MAX_ATTEMPTS,
     })
+}
+
+/// Tables up to this many slots are peeled in key order: their counts and XORs (12 bytes a
+/// slot) stay in cache, so ordering the keys by window would cost more than it saves.
+const SORT_FROM_SLOTS: u64 = 1 << 16;
+
+/// `mixed` = the hashes mixed with `seed`, counting-sorted by their top `bits` bits (in
+/// input order when `bits` is 0): one pass mixes and counts, one scatters (through `spare`).
+fn fill_mixed(
+    mixed: &mut Vec<u64>,
+    spare: &mut Vec<u64>,
+    hashes: &[u64],
+    seed: u64,
+    bits: u32,
+    hist: &mut Vec<u32>,
+) -> Result<()> {
+    mixed.clear();
+    mixed
+        .try_reserve_exact(hashes.len())
+        .map_err(|_| alloc_err(hashes.len(), 8))?;
+    mixed.extend(hashes.iter().map(|&k| mix(k, seed)));
+    if bits == 0 {
+        return Ok(());
+    }
+    let shift = 64 - bits;
+    hist.clear();
+    hist.resize(1 << bits, 0);
+    for &h in mixed.iter() {
+        hist[(h >> shift) as usize] += 1;
+    }
+    let mut at = 0u32;
+    for c in hist.iter_mut() {
+        let here = *c;
+        *c = at;
+        at += here;
+    }
+    spare.clear();
+    spare
+        .try_reserve_exact(hashes.len())
+        .map_err(|_| alloc_err(hashes.len(), 8))?;
+    spare.resize(hashes.len(), 0);
+    for &h in mixed.iter() {
+        let b = &mut hist[(h >> shift) as usize];
+        spare[*b as usize] = h;
+        *b += 1;
+    }
+    std::mem::swap(mixed, spare);
+    Ok(())
 }
 
 /// Scratch space of one peeling, kept across attempts.
 #[derive(Debug, Default)]
 pub(crate) struct Peeler {
+    /// Keys at each slot still in the hypergraph.
     count: Vec<u32>,
+    /// XOR of the hashes of those keys (the key itself once the count is 1).
     xors: Vec<u64>,
-    queue: Vec<u32>,
-    order: Vec<(u64, u32)>,
+    /// Stack of slots whose count reached 1.
+    alone: Vec<u32>,
+    /// For each peeled key, in peeling order, the slot it was peeled from.
+    order: Vec<u32>,
+    /// Counting-sort buckets.
+    hist: Vec<u32>,
+    /// The counting sort's second buffer.
+    spare: Vec<u64>,
 }
 
 impl Peeler {
-    /// Peel the keys `hashes` (mixed, distinct) over `slots` slots, each key at the `A`
-    /// distinct slots `pos(h)`, and on success fill `table` so that the XOR of a key's slots is
-    /// its fingerprint. Returns false when a 2-core remains (try another seed).
+    /// Peel the keys `hashes` (mixed) over the slots of `table`, each key at the `A` distinct
+    /// slots `pos(h)`, and on success fill `table` so that the XOR of a key's slots is its
+    /// fingerprint. Returns false when a 2-core remains (try another seed). `hashes` is
+    /// reused for the peeling order (its contents are gone after the call).
     pub(crate) fn peel<const A: usize, F: Slot>(
         &mut self,
-        hashes: &[u64],
+        hashes: &mut [u64],
         table: &mut [F],
         pos: impl Fn(u64) -> [u32; A],
     ) -> Result<bool> {
         let slots = table.len();
-        self.count.clear();
+        let n = hashes.len();
+        for (v, size) in [(&mut self.count, 4), (&mut self.alone, 4)] {
+            v.clear();
+            v.try_reserve_exact(slots + 1)
+                .map_err(|_| alloc_err(slots, size))?;
+            v.resize(slots + 1, 0);
+        }
         self.xors.clear();
-        self.queue.clear();
-        self.order.clear();
-        self.queue
-            .try_reserve(slots)
-            .map_err(|_| alloc_err(slots, 4))?;
-        self.count
-            .try_reserve_exact(slots)
-            .map_err(|_| alloc_err(slots, 4))?;
         self.xors
             .try_reserve_exact(slots)
             .map_err(|_| alloc_err(slots, 8))?;
-        self.order
-            .try_reserve_exact(hashes.len())
-            .map_err(|_| alloc_err(hashes.len(), 16))?;
-        self.count.resize(slots, 0);
         self.xors.resize(slots, 0);
-        for &h in hashes {
+        self.order.clear();
+        self.order
+            .try_reserve_exact(n)
+            .map_err(|_| alloc_err(n, 4))?;
+        let (count, xors, alone) = (
+            &mut self.count[..slots],
+            &mut self.xors[..],
+            &mut self.alone,
+        );
+        for &h in hashes.iter() {
             for p in pos(h) {
                 let p = p as usize;
-                self.count[p] += 1;
-                self.xors[p] ^= h;
+                count[p] += 1;
+                xors[p] ^= h;
             }
         }
-        self.queue
-            .extend((0..slots as u32).filter(|&i| self.count[i as usize] == 1));
-        while let Some(i) = self.queue.pop() {
-            if self.count[i as usize] != 1 {
+        // Every slot whose count is 1, as a stack (written always, kept when the count is 1).
+        let mut top = 0usize;
+        for (i, &c) in count.iter().enumerate() {
+            alone[top] = i as u32;
+            top += usize::from(c == 1);
+        }
+        let mut done = 0usize;
+        while top > 0 {
+            top -= 1;
+            let i = alone[top] as usize;
+            if count[i] != 1 {
                 continue;
             }
-            let h = self.xors[i as usize];
-            self.order.push((h, i));
+            let h = xors[i];
+            // The counting pass above read every hash: the slots are free for the order.
+            hashes[done] = h;
+            done += 1;
+            self.order.push(i as u32);
             for p in pos(h) {
                 let p = p as usize;
-                self.count[p] -= 1;
-                self.xors[p] ^= h;
-                if self.count[p] == 1 {
-                    self.queue.push(p as u32);
-                }
+                count[p] -= 1;
+                xors[p] ^= h;
+                // A slot reaches 1 at most once, so at most `slots` pushes in all.
+                alone[top] = p as u32;
+                top += usize::from(count[p] == 1);
             }
         }
-        if self.order.len() != hashes.len() {
+        if done != n {
             return Ok(false);
         }
         table.fill(F::default());
-        for &(h, i) in self.order.iter().rev() {
+        for (&h, &i) in hashes.iter().zip(&self.order).rev() {
             let mut v = F::from_hash(h);
             for p in pos(h) {
                 v = v ^ table[p as usize];
             }
-            // table[i] was 0 when XORed in above, so the key's slots now XOR to its fingerprint.
+            // table[i] was 0 when XORed in above (no key peeled later uses slot i), so the
+            // key's slots now XOR to its fingerprint.
             table[i as usize] = v;
         }
         Ok(true)

@@ -1,6 +1,6 @@
 //! The xor filter (Graf & Lemire 2020).
 
-use super::static_set::{self, KeyHashes, Slot, Table};
+use super::static_set::{self, KeyHashes, Table};
 use crate::error::{Error, Result};
 use crate::filter::{Filter, FilterKind};
 use crate::hash::{HashId, ItemHasher, StrategyId, Xxh3};
@@ -17,8 +17,8 @@ use crate::theory::xor as model;
 /// * **Query**: the XOR of the three slots equals the key's fingerprint for every key of the
 ///   set; for any other key it does with probability `2^−f` ([`model::fpr`]): 0.39% at f = 8,
 ///   0.0015% at f = 16, for `1.23·f` bits per key ([`model::bits_per_key`]).
-/// * **Construction** from the whole key set ([`XorFilter::from_keys_and`]): hashes sorted
-///   and deduplicated, then peeled (see [`static_set`]); a seed whose hypergraph does not peel
+/// * **Construction** from the whole key set ([`XorFilter::from_keys_and`]): hashes peeled
+///   (see [`static_set`]; repeats removed after a first failed attempt); a seed whose hypergraph does not peel
 ///   is replaced, at most [`static_set::MAX_ATTEMPTS`] times, then [`Error::Construction`].
 /// * **Static**: [`Filter::try_insert`] returns [`Error::Static`]; build a new filter from the
 ///   new set instead.
@@ -84,31 +84,65 @@ impl<H: ItemHasher> XorFilter<H> {
         K: AsRef<[u8]>,
     {
         model::check_fingerprint_bits(f)?;
-        let KeyHashes { distinct, given } = static_set::key_hashes(&hasher, keys);
-        let n = model::check_keys(distinct.len() as u64)?;
-        let segment = u32::try_from(model::segment_length(n)).map_err(|_| Error::Allocation {
-            bytes: u128::from(model::slots(n)) * u128::from(f / 8),
-        })?;
-        Self::construct(&distinct, given, f, segment, hasher)
+        let KeyHashes { hashes, given } = static_set::key_hashes(&hasher, keys);
+        Self::from_hashes(hashes, given, f, hasher)
     }
 
-    /// Peel the distinct hashes into a table of segments of `segment` slots, trying at most
-    /// [`static_set::MAX_ATTEMPTS`] seeds.
-    fn construct(distinct: &[u64], given: u64, f: u32, segment: u32, hasher: H) -> Result<Self> {
+    /// An xor filter of keys given by their 64-bit key hashes (repeats allowed), the value
+    /// [`XorFilter::contains_key_hash`] takes: for a key of bytes `b` that is
+    /// `hasher.hash128(b).lo`, which is what [`Filter::contains`] computes; a caller holding
+    /// `u64` keys that are already well spread may pass the keys themselves (the filter mixes
+    /// every hash with its seed by the splitmix64 finalizer), as xorf does with its murmur
+    /// finalizer.
+    ///
+    /// # Errors
+    /// As [`XorFilter::from_keys_and`].
+    pub fn from_key_hashes(hashes: Vec<u64>, f: u32, hasher: H) -> Result<Self> {
+        model::check_fingerprint_bits(f)?;
+        let given = hashes.len() as u64;
+        Self::from_hashes(hashes, given, f, hasher)
+    }
+
+    fn from_hashes(mut hashes: Vec<u64>, given: u64, f: u32, hasher: H) -> Result<Self> {
+        if hashes.len() as u64 > model::MAX_KEYS {
+            static_set::dedup(&mut hashes);
+        }
+        model::check_keys(hashes.len() as u64)?;
+        // n ≤ 2^31 keeps 3·L = 3·⌈(1.23·n + 32)/3⌉ below 2^32.
+        Self::construct(hashes, given, f, hasher, |n| {
+            model::segment_length(n) as u32
+        })
+    }
+
+    /// Peel the hashes into a table of segments of `segment(n)` slots for `n` distinct keys,
+    /// trying at most [`static_set::MAX_ATTEMPTS`] seeds.
+    fn construct(
+        hashes: Vec<u64>,
+        given: u64,
+        f: u32,
+        hasher: H,
+        segment: impl Fn(u64) -> u32,
+    ) -> Result<Self> {
         let p = static_set::peel_attempts(
             (FilterKind::Xor.name(), SEED_LABEL),
-            distinct,
-            (f, 3 * u64::from(segment)),
+            hashes,
+            f,
             &hasher,
-            false,
-            |_| move |h| positions(h, segment),
+            |n, _| {
+                let l = segment(n);
+                static_set::Cut {
+                    slots: 3 * u64::from(l),
+                    sort_bits: 0,
+                    positions: move |h| positions(h, l),
+                }
+            },
         )?;
         Ok(Self {
+            segment: (p.table.slots() / 3) as u32,
             table: p.table,
-            segment,
             seed: p.seed,
             len: given,
-            distinct: distinct.len() as u64,
+            distinct: p.distinct,
             attempts: p.attempt + 1,
             hasher,
         })
@@ -169,10 +203,17 @@ impl<H: ItemHasher> XorFilter<H> {
         self.attempts
     }
 
+    /// Whether the key whose 64-bit key hash is `key_hash` may be in the set (see
+    /// [`XorFilter::from_key_hashes`]): the hash mixed with the seed once, three slots by
+    /// multiply-shift, their XOR against the fingerprint.
     #[inline]
-    fn check<F: Slot>(&self, t: &[F], item: &[u8]) -> bool {
-        let h = static_set::mix(self.hasher.hash128(item).lo, self.seed);
-        static_set::matches(t, h, positions(h, self.segment))
+    #[must_use]
+    pub fn contains_key_hash(&self, key_hash: u64) -> bool {
+        let h = static_set::mix(key_hash, self.seed);
+        match &self.table {
+            Table::F8(t) => static_set::matches(t, h, positions(h, self.segment)),
+            Table::F16(t) => static_set::matches(t, h, positions(h, self.segment)),
+        }
     }
 }
 
@@ -184,10 +225,7 @@ impl<H: ItemHasher> Filter for XorFilter<H> {
     }
     #[inline]
     fn contains(&self, item: &[u8]) -> bool {
-        match &self.table {
-            Table::F8(t) => self.check(t, item),
-            Table::F16(t) => self.check(t, item),
-        }
+        self.contains_key_hash(self.hasher.hash128(item).lo)
     }
     fn len(&self) -> u64 {
         self.len
@@ -275,7 +313,8 @@ mod tests {
     /// `MAX_ATTEMPTS` of them construction stops with a typed error (a loop bound, no timer).
     #[test]
     fn construction_that_cannot_peel_stops_with_a_typed_error() {
-        let e = XorFilter::construct(&[1, 2, 3, 4, 5], 5, 8, 1, Xxh3::default()).unwrap_err();
+        let e =
+            XorFilter::construct(vec![1, 2, 3, 4, 5], 5, 8, Xxh3::default(), |_| 1).unwrap_err();
         assert_eq!(
             e,
             Error::Construction {
@@ -285,7 +324,7 @@ mod tests {
             }
         );
         // One key always peels, even in three slots.
-        let x = XorFilter::construct(&[7], 1, 8, 1, Xxh3::default()).unwrap();
+        let x = XorFilter::construct(vec![7], 1, 8, Xxh3::default(), |_| 1).unwrap();
         assert_eq!(x.attempts(), 1);
     }
 

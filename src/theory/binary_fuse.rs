@@ -21,7 +21,33 @@
 //!
 //! The rate is the xor filter's: an absent key XORs `a` slots set for other keys, a uniform
 //! `f`-bit value, which matches its fingerprint with probability `2^−f`. Against the lower
-//! bound `log2(1/ε) = f` bits per key (Carter et al. 1978) a 3-wise filter spends 12.5%.
+//! bound `log2(1/ε) = f` bits per key (Carter et al. 1978) a 3-wise filter spends 12.5%, a
+//! 4-wise one 7.5% (the paper's §4, Table 3: 4-wise filters are smaller, and slower by one
+//! memory access per query and a slower construction).
+//!
+//! A 4-wise key's slots: the window start `h0 = ⌊h·S·L/2^64⌋` and one slot in each of the
+//! next three segments, `(h0 + j·L) ⊕ (field_j(h) mod L)` for three 18-bit fields of `h`.
+
+use crate::error::{Error, Param, Result};
+
+/// The arities built: 3 (the default) and 4.
+pub const ARITIES: [u32; 2] = [3, 4];
+
+/// Check an arity: 3 or 4.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] naming `arity`.
+pub fn check_arity(arity: u32) -> Result<u32> {
+    if ARITIES.contains(&arity) {
+        Ok(arity)
+    } else {
+        Err(Error::invalid(
+            Param::Other("arity"),
+            arity,
+            "a binary fuse filter is 3-wise or 4-wise (arity 3 or 4)",
+        ))
+    }
+}
 
 /// The largest segment length (the reference implementation's cap, 2^18).
 pub const MAX_SEGMENT_LENGTH: u64 = 1 << 18;
@@ -141,5 +167,27 @@ mod tests {
         }
         assert!((bits_per_key(3, 10_000_000, 8) / 8.0 - 1.125).abs() < 0.01);
         assert!((bits_per_key(4, 10_000_000, 8) / 8.0 - 1.075).abs() < 0.01);
+        // 4-wise at 10^6: segments of 2^⌊ln 10^6/ln 2.91 − 0.5⌋ = 2^12; the factor is at its
+        // floor 1.075 (0.77 + 0.305·ln 600000/ln 10^6 = 1.064); at 10^5 it is 1.1225.
+        let (l, segs, slots) = layout(4, 1_000_000);
+        assert_eq!(l, 1 << 12);
+        assert_eq!(slots, (segs + 3) * l);
+        assert_eq!(size_factor(4, 1_000_000), 1.075);
+        let s = size_factor(4, 100_000);
+        assert!((s - (0.77 + 0.305 * 600_000f64.ln() / 1e5f64.ln())).abs() < 1e-12);
+        assert!((bits_per_key(4, 1_000_000, 8) / 8.0 - 1.075).abs() < 0.01);
+        for n in [5u64, 100, 12_345, 999_999] {
+            assert_eq!(layout_for_attempt(4, n, 1).2, layout(4, n).2, "{n}");
+        }
+    }
+
+    #[test]
+    fn arities() {
+        assert_eq!(check_arity(3), Ok(3));
+        assert_eq!(check_arity(4), Ok(4));
+        for a in [0, 2, 5] {
+            let e = check_arity(a).unwrap_err();
+            assert!(e.to_string().contains("arity"), "{e}");
+        }
     }
 }

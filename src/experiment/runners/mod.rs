@@ -10,6 +10,7 @@ mod hash_quality;
 mod memory;
 mod remove_fp;
 mod scenarios;
+mod space_fpr;
 mod sweep;
 
 pub use memory::{hashset_buckets, hashset_table_bytes};
@@ -51,6 +52,7 @@ pub fn run(exp: &Experiment, progress: &dyn Progress) -> Result<RunOutput> {
         RunnerKind::HashQuality => hash_quality::run(exp, progress),
         RunnerKind::RemoveFp => remove_fp::run(exp, progress),
         RunnerKind::Scenarios => scenarios::run(exp, progress),
+        RunnerKind::SpaceFpr => space_fpr::run(exp, progress),
     }?;
     add_curves(exp, &mut out.table);
     Ok(out)
@@ -109,6 +111,11 @@ pub(crate) fn plan(exp: &Experiment) -> Vec<Planned> {
                 for &x in &xs {
                     let target = spec.as_ref().ok().map(|f| fill::planned_target(f, var, x));
                     push(Some(x), None, spec.clone(), target);
+                }
+            }
+            (RunnerKind::SpaceFpr, _) => {
+                for (p, fs) in space_fpr::points(exp, s) {
+                    push(Some(p), None, fs, None);
                 }
             }
             (RunnerKind::Memory, _) => {

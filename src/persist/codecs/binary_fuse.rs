@@ -7,15 +7,14 @@ use super::{
 use crate::error::Result;
 use crate::filter::{Filter, FilterKind};
 use crate::filters::BinaryFuseFilter;
-use crate::filters::binary_fuse::ARITY;
 use crate::persist::Identity;
 use crate::persist::container::corrupt;
 use crate::theory::binary_fuse as model;
 use std::io::{self, Write};
 
 /// **Binary fuse filter** (kind 7, no strategy): params = `f: u32` (8 or 16), `attempts: u32`
-/// (1 to 32), `arity: u32` (3), `reserved: u32 = 0`, `seed: u64`, `len: u64` (keys given),
-/// `distinct: u64` (40 bytes); payload = the slots of [`model::layout`]`(3, distinct)`, each
+/// (1 to 32), `arity: u32` (3 or 4; files before 4-wise filters hold 3), `reserved: u32 = 0`, `seed: u64`, `len: u64` (keys given),
+/// `distinct: u64` (40 bytes); payload = the slots of [`model::layout`]`(arity, distinct)`, each
 /// `f/8` bytes little-endian. The layout is not stored: it is the paper's sizing of `distinct`
 /// keys as cut by the successful attempt ([`model::layout_for_attempt`]), and the payload must
 /// be exactly that table.
@@ -32,7 +31,7 @@ impl<H: PersistHasher> Persist for BinaryFuseFilter<H> {
         let mut p = Vec::with_capacity(40);
         p.extend_from_slice(&self.table().fingerprint_bits().to_le_bytes());
         p.extend_from_slice(&self.attempts().to_le_bytes());
-        p.extend_from_slice(&ARITY.to_le_bytes());
+        p.extend_from_slice(&self.arity().to_le_bytes());
         p.extend_from_slice(&0u32.to_le_bytes());
         p.extend_from_slice(&self.seed().to_le_bytes());
         p.extend_from_slice(&Filter::len(self).to_le_bytes());
@@ -63,13 +62,13 @@ impl<H: PersistHasher> Persist for BinaryFuseFilter<H> {
         no_strategy(kind, id)?;
         let hasher = H::from_key_material(id.hash, id.key)?;
         check_static_params("binary fuse filter", f, attempts, (distinct, len))?;
-        if arity != ARITY {
+        if model::check_arity(arity).is_err() {
             return Err(corrupt(format!(
-                "binary fuse filter is {arity}-wise; this build reads 3-wise"
+                "binary fuse filter is {arity}-wise; this build reads 3-wise and 4-wise"
             )));
         }
         let (l, segments, slots) =
-            model::layout_for_attempt(ARITY, distinct, attempts.saturating_sub(1));
+            model::layout_for_attempt(arity, distinct, attempts.saturating_sub(1));
         let want = slots * u64::from(f / 8);
         if payload.len() != want {
             return Err(corrupt(format!(
@@ -81,7 +80,7 @@ impl<H: PersistHasher> Persist for BinaryFuseFilter<H> {
         let table = read_table(f, payload)?;
         Ok(BinaryFuseFilter::from_parts(
             table,
-            (l as u32, segments as u32),
+            (arity, l as u32, segments as u32),
             seed,
             (len, distinct, attempts),
             hasher,
@@ -105,6 +104,30 @@ mod tests {
         persist::from_bytes(&b, &LoadOptions::new())
     }
 
+    /// Arity 3 and 4 are decoded (each with its own layout), arity 5 is refused.
+    #[test]
+    fn decodes_arity_3_and_4_and_refuses_5() {
+        for (arity, f) in [(3u32, 8u32), (4, 8), (4, 16)] {
+            let x = BinaryFuseFilter::from_keys_arity_and(
+                (0u64..3000).map(u64::to_le_bytes),
+                f,
+                arity,
+                crate::hash::Xxh3::default(),
+            )
+            .unwrap();
+            let b = persist::to_bytes(&x, &SaveOptions::default()).unwrap();
+            assert_eq!(b[52 + 8..52 + 12], arity.to_le_bytes());
+            let g: BinaryFuseFilter = persist::from_bytes(&b, &LoadOptions::new()).unwrap();
+            assert_eq!((g.arity(), g.table()), (arity, x.table()));
+            assert!((0u64..3000).all(|k| g.contains(&k.to_le_bytes())));
+            for k in 3000u64..6000 {
+                assert_eq!(g.contains(&k.to_le_bytes()), x.contains(&k.to_le_bytes()));
+            }
+            let e = load_with(&b, 8, &5u32.to_le_bytes()).unwrap_err();
+            assert!(e.to_string().contains("5-wise"), "{e}");
+        }
+    }
+
     #[test]
     fn round_trips_and_refuses_inconsistent_params() {
         let f = BinaryFuseFilter::from_keys((0u64..3000).map(u64::to_le_bytes), 8).unwrap();
@@ -115,7 +138,7 @@ mod tests {
         let bad: [(usize, &[u8]); 6] = [
             (0, &12u32.to_le_bytes()),    // f
             (4, &0u32.to_le_bytes()),     // attempts
-            (8, &4u32.to_le_bytes()),     // arity
+            (8, &4u32.to_le_bytes()),     // arity 4: another layout than the payload
             (12, &1u32.to_le_bytes()),    // reserved
             (32, &3001u64.to_le_bytes()), // distinct > len
             (32, &100u64.to_le_bytes()),  // another layout than the payload

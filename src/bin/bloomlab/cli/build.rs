@@ -9,8 +9,9 @@
 
 use super::out::{errln, outln};
 use super::{
-    human_bytes, parse_bucket_size, parse_filter, parse_fp_bits, parse_growth, parse_hash, parse_k,
-    parse_m, parse_n, parse_p, parse_strategy, parse_tightening, pct, thousands,
+    human_bytes, parse_arity, parse_bucket_size, parse_filter, parse_fp_bits, parse_growth,
+    parse_hash, parse_k, parse_m, parse_n, parse_p, parse_strategy, parse_tightening, pct,
+    thousands,
 };
 use bloomlab::filter::FilterKind;
 use bloomlab::hash::{AnyHasher, HashId, StrategyId};
@@ -73,6 +74,10 @@ pub struct Args {
     /// 4).
     #[arg(long, allow_hyphen_values = true, value_parser = parse_bucket_size, default_value = "0")]
     pub bucket_size: u32,
+    /// Binary fuse slots per key: 3 or 4 (4-wise: ≈1.075·f bits/key instead of 1.125·f, one
+    /// more memory access per query); 0 = the default, 3. Only binary-fuse takes it.
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_arity, default_value = "0")]
+    pub arity: u32,
     /// Scalable growth factor (> 1).
     #[arg(long, allow_hyphen_values = true, value_parser = parse_growth, default_value = "2")]
     pub growth: f64,
@@ -246,6 +251,7 @@ pub fn run(a: &Args) -> Result<()> {
     let spec = FilterSpec {
         fingerprint_bits: a.fingerprint_bits,
         bucket_size: a.bucket_size,
+        arity: a.arity,
         growth: a.growth,
         tightening: a.tightening,
         nonscaling: a.nonscaling,

@@ -1,7 +1,9 @@
 //! `bloomlab calc`: solve any sensible subset of n, p, m, k for the rest.
 
 use super::out::outln;
-use super::{human_bytes, parse_filter, parse_k, parse_m, parse_n, parse_p, pct, thousands};
+use super::{
+    human_bytes, parse_arity, parse_filter, parse_k, parse_m, parse_n, parse_p, pct, thousands,
+};
 use bloomlab::design::Design;
 use bloomlab::theory::rules::{self, Allocation, Rule};
 use bloomlab::units::{format_one_in, format_one_in_ln, format_prob_bounded, format_prob_ln};
@@ -33,6 +35,10 @@ pub struct Args {
     /// split-block, scalable, cuckoo, xor, binary-fuse, ribbon, quotient; default standard).
     #[arg(long, value_parser = parse_filter)]
     pub filter: Option<FilterKind>,
+    /// With `--filter binary-fuse`: slots per key, 3 or 4 (4-wise: ≈1.075·f bits/key instead of
+    /// 1.125·f); 0 = the default, 3.
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_arity, default_value = "0")]
+    pub arity: u32,
     /// Print one JSON object instead of text (with `--rule` and no value: an array, one per rule).
     #[arg(long)]
     pub json: bool,
@@ -254,10 +260,22 @@ pub fn allocations(a: &Args) -> Result<Vec<Allocation>> {
 /// # Errors
 /// Invalid n or p for the kind (xor and binary-fuse: p below 2^−16; ribbon: below 2^−32); the
 /// memory cannot be had.
-pub fn kind_sizing(kind: FilterKind, n: u64, p: f64) -> Result<KindSizing> {
+pub fn kind_sizing(kind: FilterKind, n: u64, p: f64, arity: u32) -> Result<KindSizing> {
     use bloomlab::AnyFilter;
     theory::check_n(n)?;
     theory::check_p(p)?;
+    let arity = match (kind, arity) {
+        (FilterKind::BinaryFuse, 0) => 3,
+        (FilterKind::BinaryFuse, a) => theory::binary_fuse::check_arity(a)?,
+        (_, 0) => 0,
+        (_, a) => {
+            return Err(Error::invalid(
+                Param::Other("arity"),
+                a,
+                format!("not used by {kind}: only --filter binary-fuse takes --arity"),
+            ));
+        }
+    };
     let sized = |m_bits: u64, bytes: u64, k: u32, fpr_model: f64, details| KindSizing {
         filter: kind,
         n,
@@ -287,17 +305,18 @@ pub fn kind_sizing(kind: FilterKind, n: u64, p: f64) -> Result<KindSizing> {
     if kind.caps().static_set {
         let f = theory::xor::fingerprint_bits_for(p)?;
         theory::xor::check_keys(n)?;
-        let slots = if kind == FilterKind::Xor {
-            theory::xor::slots(n)
+        let (slots, k) = if kind == FilterKind::Xor {
+            (theory::xor::slots(n), 3)
         } else {
-            theory::binary_fuse::layout(3, n).2
+            (theory::binary_fuse::layout(arity, n).2, arity)
         };
-        let details = vec![
-            ("fingerprint bits".to_string(), f.to_string()),
-            ("slots".to_string(), thousands(slots)),
-        ];
+        let mut details = vec![("fingerprint bits".to_string(), f.to_string())];
+        if kind == FilterKind::BinaryFuse {
+            details.push(("arity".to_string(), arity.to_string()));
+        }
+        details.push(("slots".to_string(), thousands(slots)));
         let m = slots * u64::from(f);
-        return Ok(sized(m, m / 8, 3, theory::xor::fpr(f), details));
+        return Ok(sized(m, m / 8, k, theory::xor::fpr(f), details));
     }
     let built = FilterSpec::new(kind, n, p).build()?;
     let (m, k) = (built.bits(), built.k());
@@ -385,7 +404,7 @@ fn run_kind(a: &Args, kind: FilterKind) -> Result<()> {
             "together with --n and --p",
         ));
     };
-    let s = kind_sizing(kind, n, p)?;
+    let s = kind_sizing(kind, n, p, a.arity)?;
     if a.json {
         return outln!(
             "{}",
@@ -424,6 +443,13 @@ pub fn run(a: &Args) -> Result<()> {
     }
     if let Some(kind) = a.filter.filter(|&k| k != FilterKind::Standard) {
         return run_kind(a, kind);
+    }
+    if a.arity != 0 {
+        return Err(Error::invalid(
+            Param::Other("arity"),
+            a.arity,
+            "only with --filter binary-fuse",
+        ));
     }
     let s = solve(a)?;
     if a.json {
@@ -492,6 +518,7 @@ mod tests {
             k,
             rule: None,
             filter: None,
+            arity: 0,
             json: false,
         }
     }

@@ -2,8 +2,9 @@
 
 use super::out::outln;
 use super::{
-    human_bytes, parse_bucket_size, parse_filter, parse_fp_bits, parse_growth, parse_hash, parse_k,
-    parse_m, parse_n, parse_p, parse_strategy, parse_tightening, pct, thousands,
+    human_bytes, parse_arity, parse_bucket_size, parse_filter, parse_fp_bits, parse_growth,
+    parse_hash, parse_k, parse_m, parse_n, parse_p, parse_strategy, parse_tightening, pct,
+    thousands,
 };
 use bloomlab::filter::FilterKind;
 use bloomlab::hash::{HashId, StrategyId};
@@ -77,6 +78,10 @@ pub struct Args {
     /// 4).
     #[arg(long, allow_hyphen_values = true, value_parser = parse_bucket_size, default_value = "0")]
     pub bucket_size: u32,
+    /// Binary fuse slots per key: 3 or 4 (4-wise: ≈1.075·f bits/key instead of 1.125·f, one
+    /// more memory access per query); 0 = the default, 3. Only binary-fuse takes it.
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_arity, default_value = "0")]
+    pub arity: u32,
     /// Scalable growth factor (> 1).
     #[arg(long, allow_hyphen_values = true, value_parser = parse_growth, default_value = "2")]
     pub growth: f64,
@@ -109,6 +114,7 @@ impl Args {
             growth: self.growth,
             tightening: self.tightening,
             nonscaling: self.nonscaling,
+            arity: self.arity,
         };
         MeasureConfig {
             spec,

@@ -77,6 +77,20 @@ pub fn parse_strategy(s: &str) -> Result<bloomlab::hash::StrategyId, String> {
     s.parse().map_err(|e: bloomlab::Error| e.to_string())
 }
 
+/// `--arity`: binary fuse slots per key, 3 or 4 (0: the default, 3).
+pub fn parse_arity(s: &str) -> Flag<u32> {
+    const VALID: &str = "3 or 4 (or 0: the default, 3)";
+    flag(match units::parse_count(s, Param::Other("arity")) {
+        Ok(a @ (0 | 3 | 4)) => Ok(a as u32),
+        Ok(_) => Err(Error::invalid(
+            Param::Other("arity"),
+            format!("'{s}' is not an arity"),
+            VALID,
+        )),
+        Err(e) => Err(e),
+    })
+}
+
 /// Fingerprint (result) bits, 0 to 32; each kind checks its own widths when built (cuckoo 4 to
 /// 32; xor and binary-fuse 8 or 16; ribbon results and quotient remainders 1 to 32), 0 = chosen
 /// from p.
@@ -204,6 +218,8 @@ mod tests {
         for bad in ["3", "16", "1", "x", "-2"] {
             assert!(parse_bucket_size(bad).is_err(), "{bad}");
         }
+        assert_eq!((parse_arity("4"), parse_arity("0")), (Ok(4), Ok(0)));
+        assert!(parse_arity("5").is_err() && parse_arity("2").is_err());
         assert_eq!(parse_growth("2"), Ok(2.0));
         assert!(parse_growth("1").is_err() && parse_growth("17").is_err());
         assert_eq!(parse_tightening("1/2"), Ok(0.5));
