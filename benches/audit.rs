@@ -147,6 +147,12 @@ const NOTES: &str = "
   ratio 0.85 applies to later layers) with k = ⌈log2(1/p)⌉ = 7 slices of n/ln 2 bits each: each
   slice ends half full, so its FPR is 2^-7 = 0.78% (measured 0.79%) at 7/ln 2 = 10.1 bits/key.
 - **sbbf-rs-safe 0.3.2**: whole bits per key only; 11 requested (Parquet's table: 10.5 for 1%).
+  Given xxh3_64 of the key's bytes it sets the same bits as `bloomlab-split-block-xxh3` (the
+  same Parquet layout), so their FPRs at equal blocks are equal; bloomlab sizes by the model.
+- **fastbloom 0.9.0 `BloomFilter<512>`** (`fastbloom09-512-*`, hashing with bloomlab's own
+  xxh3 / foldhash `hash64` of the 8 bytes): m by the standard formula (9.59 bits/key at 1%),
+  k = 7. It re-derives the block from the stepped hash at every probe, so an item's bits fall in
+  up to 7 different 512-bit blocks: the FPR of a standard filter, and up to 7 cache lines.
 ";
 
 fn write(rows: &[Row]) {
