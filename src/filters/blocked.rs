@@ -704,8 +704,8 @@ mod tests {
         let h = xxhash_rust::xxh3::xxh3_64(b"pinned");
         assert_eq!(b as u64, reduce(h, 1_000));
         let mut want = [0u64; 8];
-        for j in 0..6 {
-            let p = (h as u32).wrapping_mul(LANE_SALT[j]) >> 23;
+        for s in &LANE_SALT[..6] {
+            let p = (h as u32).wrapping_mul(*s) >> 23;
             want[p as usize / 64] |= 1 << (p % 64);
         }
         assert_eq!(m, want);

@@ -378,13 +378,21 @@ impl<H: ItemHasher> Filter for SplitBlockBloom<H> {
         self.insert(item);
         Ok(())
     }
+    // The hash is computed here, in the caller's code (where it inlines, and a known key length
+    // folds), and only the block work runs in the AVX2 function: the hash call did not inline
+    // into it (callgrind: 32 instructions per 8-byte key against 23 inline).
     #[inline]
     fn insert(&mut self, item: &[u8]) {
-        dispatch(Insert { f: self, item });
+        let h = self.hash(item);
+        dispatch(InsertHash { f: self, h });
+        self.len = self.len.saturating_add(1);
     }
     #[inline]
     fn contains(&self, item: &[u8]) -> bool {
-        dispatch(Contains { f: self, item })
+        dispatch(ContainsHash {
+            f: self,
+            h: self.hash(item),
+        })
     }
     /// Hash a chunk of [`BATCH`] items and find their blocks first, then probe them (see the
     /// module doc).
@@ -454,32 +462,6 @@ impl<H: ItemHasher> Filter for SplitBlockBloom<H> {
 }
 
 // ---- the kernels [`dispatch`] runs (each `run` inlines a portable hot path) ----
-
-struct Insert<'a, H> {
-    f: &'a mut SplitBlockBloom<H>,
-    item: &'a [u8],
-}
-impl<H: ItemHasher> Kernel for Insert<'_, H> {
-    type Out = ();
-    #[inline(always)]
-    fn run(self) {
-        let h = self.f.hash(self.item);
-        self.f.insert_hash_portable(h);
-        self.f.len = self.f.len.saturating_add(1);
-    }
-}
-
-struct Contains<'a, H> {
-    f: &'a SplitBlockBloom<H>,
-    item: &'a [u8],
-}
-impl<H: ItemHasher> Kernel for Contains<'_, H> {
-    type Out = bool;
-    #[inline(always)]
-    fn run(self) -> bool {
-        self.f.contains_hash_portable(self.f.hash(self.item))
-    }
-}
 
 struct InsertHash<'a, H> {
     f: &'a mut SplitBlockBloom<H>,
@@ -563,18 +545,11 @@ mod tests {
     fn filled(n: u64, portable: bool) -> SplitBlockBloom<Xxh3> {
         let mut f = SplitBlockBloom::with_rate_and(n, 0.01, Xxh3::default()).unwrap();
         for i in 0..n {
-            let item = (i * 3).to_le_bytes();
+            let h = f.hash(&(i * 3).to_le_bytes());
             if portable {
-                Insert {
-                    f: &mut f,
-                    item: &item,
-                }
-                .run();
+                InsertHash { f: &mut f, h }.run();
             } else {
-                dispatch(Insert {
-                    f: &mut f,
-                    item: &item,
-                });
+                dispatch(InsertHash { f: &mut f, h });
             }
         }
         f
@@ -592,8 +567,9 @@ mod tests {
         assert!(a.ones() > 0);
         for i in 0u64..9_000 {
             let item = i.to_le_bytes();
-            let on_p_by_avx2 = dispatch(Contains { f: &p, item: &item });
-            let on_a_portable = Contains { f: &a, item: &item }.run();
+            let h = p.hash(&item);
+            let on_p_by_avx2 = dispatch(ContainsHash { f: &p, h });
+            let on_a_portable = ContainsHash { f: &a, h }.run();
             assert_eq!(on_p_by_avx2, on_a_portable, "item {i}");
             assert_eq!(on_p_by_avx2, p.contains_hash_portable(p.hash(&item)));
         }
