@@ -155,6 +155,12 @@ const NOTES: &str = "
   (`theory::quotient::sizing`) and the same `xxh3_64` of the 8 LE bytes as its fingerprint, it
   stores the same fingerprints, so its rate is bloomlab-quotient's (`1 − e^(−α/2^r)`; at 10^6
   keys the power-of-two table is 47.7% full, so both sit well under 1%).
+  Given xxh3_64 of the key's bytes it sets the same bits as `bloomlab-split-block-xxh3` (the
+  same Parquet layout), so their FPRs at equal blocks are equal; bloomlab sizes by the model.
+- **fastbloom 0.9.0 `BloomFilter<512>`** (`fastbloom09-512-*`, hashing with bloomlab's own
+  xxh3 / foldhash `hash64` of the 8 bytes): m by the standard formula (9.59 bits/key at 1%),
+  k = 7. It re-derives the block from the stepped hash at every probe, so an item's bits fall in
+  up to 7 different 512-bit blocks: the FPR of a standard filter, and up to 7 cache lines.
 ";
 
 fn write(rows: &[Row]) {

@@ -11,10 +11,14 @@ use bloomlab::filters::{
     BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, QuotientFilter, RibbonFilter,
     ScalableBloom, SplitBlockBloom, XorFilter,
 };
-use bloomlab::hash::{DoubleHashing, ItemHasher, Xxh3, mix64};
+use bloomlab::hash::{DoubleHashing, Foldhash, ItemHasher, Xxh3, mix64};
 use bloomlab::{Filter, StandardBloom};
 use gungraun::{library_benchmark, library_benchmark_group, main};
 use std::hint::black_box;
+
+#[path = "common/subjects.rs"]
+mod subjects;
+use subjects::LabHash;
 
 /// Design capacity of the gated filters.
 const N: u64 = 10_000;
@@ -46,6 +50,14 @@ fn blocked() -> Box<dyn Filter> {
 }
 fn split_block() -> Box<dyn Filter> {
     Box::new(SplitBlockBloom::with_rate(N, P).expect("split-block"))
+}
+/// Like for like with the `sbbf` peer (xxh3_64 of the 8 bytes).
+fn split_block_xxh3() -> Box<dyn Filter> {
+    Box::new(SplitBlockBloom::with_rate_and(N, P, Xxh3::default()).expect("split-block"))
+}
+/// Like for like with the `fastbloom09_foldhash` peer (`blocked` is xxh3, like `fastbloom09_xxh3`).
+fn blocked_foldhash() -> Box<dyn Filter> {
+    Box::new(BlockedBloom::with_rate_and(N, P, None, Foldhash::default()).expect("blocked"))
 }
 fn scalable() -> Box<dyn Filter> {
     Box::new(ScalableBloom::new(N, P).expect("scalable"))
@@ -103,6 +115,8 @@ fn for_miss(make: Make) -> (Box<dyn Filter>, Vec<[u8; 8]>) {
 #[bench::counting(args = (counting), setup = for_insert)]
 #[bench::blocked(args = (blocked), setup = for_insert)]
 #[bench::split_block(args = (split_block), setup = for_insert)]
+#[bench::split_block_xxh3(args = (split_block_xxh3), setup = for_insert)]
+#[bench::blocked_foldhash(args = (blocked_foldhash), setup = for_insert)]
 #[bench::scalable(args = (scalable), setup = for_insert)]
 #[bench::cuckoo(args = (cuckoo), setup = for_insert)]
 #[bench::quotient(args = (quotient), setup = for_insert)]
@@ -120,6 +134,8 @@ fn insert(input: (Box<dyn Filter>, Vec<[u8; 8]>)) -> Box<dyn Filter> {
 #[bench::counting(args = (counting), setup = for_hit)]
 #[bench::blocked(args = (blocked), setup = for_hit)]
 #[bench::split_block(args = (split_block), setup = for_hit)]
+#[bench::split_block_xxh3(args = (split_block_xxh3), setup = for_hit)]
+#[bench::blocked_foldhash(args = (blocked_foldhash), setup = for_hit)]
 #[bench::scalable(args = (scalable), setup = for_hit)]
 #[bench::cuckoo(args = (cuckoo), setup = for_hit)]
 #[bench::ribbon(args = (ribbon), setup = ribbon_for_hit)]
@@ -137,6 +153,8 @@ fn query_hit(input: (Box<dyn Filter>, Vec<[u8; 8]>)) -> usize {
 #[bench::counting(args = (counting), setup = for_miss)]
 #[bench::blocked(args = (blocked), setup = for_miss)]
 #[bench::split_block(args = (split_block), setup = for_miss)]
+#[bench::split_block_xxh3(args = (split_block_xxh3), setup = for_miss)]
+#[bench::blocked_foldhash(args = (blocked_foldhash), setup = for_miss)]
 #[bench::scalable(args = (scalable), setup = for_miss)]
 #[bench::cuckoo(args = (cuckoo), setup = for_miss)]
 #[bench::ribbon(args = (ribbon), setup = ribbon_for_miss)]
@@ -168,6 +186,14 @@ trait Peer {
 }
 
 impl<S: std::hash::BuildHasher> Peer for fastbloom::BloomFilter<S> {
+    fn ins(&mut self, k: u64) {
+        self.insert(&k);
+    }
+    fn has(&self, k: u64) -> bool {
+        self.contains(&k)
+    }
+}
+impl<S: std::hash::BuildHasher> Peer for fastbloom09::BloomFilter<512, S> {
     fn ins(&mut self, k: u64) {
         self.insert(&k);
     }
@@ -226,6 +252,22 @@ fn fastbloom_foldhash() -> Box<dyn Peer> {
             .expected_items(N as usize),
     )
 }
+/// fastbloom 0.9 `BloomFilter<512>` hashing exactly as bloomlab's `Xxh3`/`Foldhash` `hash64` of
+/// the 8 bytes (subjects.rs, `LabHash`): the like-for-like peers of `blocked`/`blocked_foldhash`.
+fn fastbloom09_xxh3() -> Box<dyn Peer> {
+    Box::new(
+        fastbloom09::BloomFilter::with_false_pos(P)
+            .hasher(LabHash(Xxh3::default()))
+            .expected_items(N as usize),
+    )
+}
+fn fastbloom09_foldhash() -> Box<dyn Peer> {
+    Box::new(
+        fastbloom09::BloomFilter::with_false_pos(P)
+            .hasher(LabHash(Foldhash::default()))
+            .expected_items(N as usize),
+    )
+}
 fn sbbf() -> Box<dyn Peer> {
     Box::new(sbbf_rs_safe::Filter::new(11, N as usize))
 }
@@ -269,6 +311,8 @@ fn peer_for_miss(make: MakePeer) -> (Box<dyn Peer>, Vec<u64>) {
 #[bench::fastbloom(args = (fastbloom), setup = peer_for_insert)]
 #[bench::fastbloom_foldhash(args = (fastbloom_foldhash), setup = peer_for_insert)]
 #[bench::sbbf(args = (sbbf), setup = peer_for_insert)]
+#[bench::fastbloom09_xxh3(args = (fastbloom09_xxh3), setup = peer_for_insert)]
+#[bench::fastbloom09_foldhash(args = (fastbloom09_foldhash), setup = peer_for_insert)]
 #[bench::cuckoofilter(args = (cuckoofilter), setup = peer_for_insert)]
 #[bench::qfilter(args = (qfilter), setup = peer_for_insert)]
 #[bench::growable(args = (growable), setup = peer_for_insert)]
@@ -284,6 +328,8 @@ fn peer_insert(input: (Box<dyn Peer>, Vec<u64>)) -> Box<dyn Peer> {
 #[bench::fastbloom(args = (fastbloom), setup = peer_for_hit)]
 #[bench::fastbloom_foldhash(args = (fastbloom_foldhash), setup = peer_for_hit)]
 #[bench::sbbf(args = (sbbf), setup = peer_for_hit)]
+#[bench::fastbloom09_xxh3(args = (fastbloom09_xxh3), setup = peer_for_hit)]
+#[bench::fastbloom09_foldhash(args = (fastbloom09_foldhash), setup = peer_for_hit)]
 #[bench::cuckoofilter(args = (cuckoofilter), setup = peer_for_hit)]
 #[bench::qfilter(args = (qfilter), setup = peer_for_hit)]
 #[bench::growable(args = (growable), setup = peer_for_hit)]
@@ -296,6 +342,8 @@ fn peer_query_hit(input: (Box<dyn Peer>, Vec<u64>)) -> usize {
 #[bench::fastbloom(args = (fastbloom), setup = peer_for_miss)]
 #[bench::fastbloom_foldhash(args = (fastbloom_foldhash), setup = peer_for_miss)]
 #[bench::sbbf(args = (sbbf), setup = peer_for_miss)]
+#[bench::fastbloom09_xxh3(args = (fastbloom09_xxh3), setup = peer_for_miss)]
+#[bench::fastbloom09_foldhash(args = (fastbloom09_foldhash), setup = peer_for_miss)]
 #[bench::cuckoofilter(args = (cuckoofilter), setup = peer_for_miss)]
 #[bench::qfilter(args = (qfilter), setup = peer_for_miss)]
 #[bench::growable(args = (growable), setup = peer_for_miss)]

@@ -542,3 +542,69 @@ fn legacy_cuckoo_file_loads_and_answers_the_same() {
     assert_eq!(g.len(), 1498);
     assert!((1000..1500).all(|i| g.contains(format!("key-{i}").as_bytes())));
 }
+
+/// Blocked and split-block files written before the 64-bit hot paths (tests/data/README.md)
+/// load in their old layout and answer exactly as the build that wrote them; saved again they
+/// keep it; a filter built today uses the new layout and round-trips in it.
+#[test]
+fn legacy_blocked_and_split_block_files_answer_the_same() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
+    let answers = |f: &AnyFilter| -> std::collections::BTreeSet<String> {
+        (0..5_000)
+            .map(|j| format!("absent-{j}"))
+            .filter(|a| f.contains(a.as_bytes()))
+            .collect()
+    };
+    for name in [
+        "blocked-legacy-xxh3",
+        "blocked-legacy-murmur3",
+        "split-block-legacy-xxh3",
+        "split-block-legacy-sip13",
+    ] {
+        let b = std::fs::read(format!("{dir}/{name}.bloom")).unwrap();
+        let positives: std::collections::BTreeSet<String> =
+            std::fs::read_to_string(format!("{dir}/{name}.positives.txt"))
+                .unwrap()
+                .lines()
+                .map(str::to_owned)
+                .collect();
+        assert!(positives.len() > 20, "{name}");
+        let f = AnyFilter::from_bytes(&b, &LoadOptions::new()).unwrap();
+        assert!(
+            (0..200).all(|i| f.contains(format!("key-{i}").as_bytes())),
+            "{name}"
+        );
+        assert_eq!(answers(&f), positives, "{name}");
+        match &f {
+            AnyFilter::Blocked(x) => assert_eq!(x.layout(), 0, "{name}"),
+            AnyFilter::SplitBlock(x) => assert!(x.legacy_hash128(), "{name}"),
+            other => panic!("{name}: {:?}", other.kind()),
+        }
+        let again = AnyFilter::from_bytes(
+            &f.to_bytes(&SaveOptions::default()).unwrap(),
+            &LoadOptions::new(),
+        )
+        .unwrap();
+        assert_eq!(answers(&again), positives, "{name} saved again");
+    }
+    let mut now = SplitBlockBloom::with_bits_and(1_024, AnyHasher::new(HashId::Xxh3, 0)).unwrap();
+    let mut blocked = BlockedBloom::with_bits_and(2_048, 6, AnyHasher::default()).unwrap();
+    for i in 0..200 {
+        now.insert(format!("key-{i}").as_bytes());
+        blocked.insert(format!("key-{i}").as_bytes());
+    }
+    for f in [AnyFilter::SplitBlock(now), AnyFilter::Blocked(blocked)] {
+        let g = AnyFilter::from_bytes(
+            &f.to_bytes(&SaveOptions::default()).unwrap(),
+            &LoadOptions::new(),
+        )
+        .unwrap();
+        match &g {
+            AnyFilter::Blocked(x) => assert_eq!(x.layout(), 1),
+            AnyFilter::SplitBlock(x) => assert!(!x.legacy_hash128()),
+            _ => unreachable!(),
+        }
+        assert_eq!(answers(&g), answers(&f));
+        assert!((0..200).all(|i| g.contains(format!("key-{i}").as_bytes())));
+    }
+}

@@ -20,7 +20,7 @@ use bloomlab::filters::{
     BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, QuotientFilter, RibbonFilter,
     ScalableBloom, SplitBlockBloom, XorFilter,
 };
-use bloomlab::hash::{EnhancedDoubleHashing, Sip13, Xxh3};
+use bloomlab::hash::{EnhancedDoubleHashing, Foldhash, ItemHasher, Sip13, Xxh3};
 use bloomlab::{Filter, StandardBloom};
 use std::collections::HashSet;
 
@@ -284,6 +284,108 @@ fn fastbloom_entry<S: std::hash::BuildHasher + 'static>(
     )
 }
 
+/// A `BuildHasher` whose hash of a `u64` is bloomlab's `H::hash64` of its 8 little-endian
+/// bytes: what a peer with a `T: Hash` API (fastbloom) needs to hash exactly as a bloomlab filter
+/// does (`Hash for u64` makes one `write_u64` call).
+#[derive(Clone, Copy, Default)]
+pub struct LabHash<H>(pub H);
+
+/// The [`std::hash::Hasher`] of [`LabHash`].
+pub struct LabHasher<H> {
+    h: H,
+    out: u64,
+}
+
+impl<H: ItemHasher + Copy> std::hash::BuildHasher for LabHash<H> {
+    type Hasher = LabHasher<H>;
+    #[inline]
+    fn build_hasher(&self) -> LabHasher<H> {
+        LabHasher { h: self.0, out: 0 }
+    }
+}
+
+impl<H: ItemHasher> std::hash::Hasher for LabHasher<H> {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        self.out = self.h.hash64(bytes);
+    }
+    #[inline]
+    fn write_u64(&mut self, k: u64) {
+        self.out = self.h.hash64(&k.to_le_bytes());
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.out
+    }
+}
+
+/// fastbloom 0.9's `BloomFilter<512>` (512-bit blocks) hashing as bloomlab's `H` does.
+///
+/// Its layout, read from its source (lib.rs, `insert`/`contains`): one 64-bit hash h1, and
+/// h2 = (h1 >> 32) · 0x517c_c1b7_2722_0a95; each of the k probes takes the block from the high 32
+/// bits of the current h1 (`((h1 >> 32) · blocks) >> 32`), then steps h1 = rotl(h1 + h2, 5) and
+/// takes the bit (0..512) from its low 9 bits. The block is re-derived per probe from the stepped
+/// h1, so the k bits of an item fall in up to k different blocks; at p = 1% (k = 7, no
+/// "sparse hash" rounds: those start at ≥ 8 bits per u64) it touches up to 7 cache lines, like a
+/// standard filter, with the standard formula's m (9.59 bits per key). The query exits at the
+/// first clear bit.
+fn fastbloom09_entry<H: ItemHasher + Copy + Default>(
+    name: &'static str,
+    keys: &'static str,
+) -> Entry {
+    dynamic(
+        name,
+        keys,
+        Role::Both,
+        |n, p| {
+            fastbloom09::BloomFilter::with_false_pos(p)
+                .hasher(LabHash(H::default()))
+                .expected_items(n as usize)
+        },
+        |f: &mut fastbloom09::BloomFilter<512, LabHash<H>>, keys: &[u64]| {
+            for k in keys {
+                f.insert(k);
+            }
+        },
+        |f: &fastbloom09::BloomFilter<512, LabHash<H>>, keys: &[u64]| {
+            count(f, keys, |f, k| f.contains(&k))
+        },
+        |f| {
+            (
+                f.num_bits() as u64,
+                format!("m={} k={} (BloomFilter<512>)", f.num_bits(), f.num_hashes()),
+            )
+        },
+    )
+}
+
+/// sbbf-rs-safe given `xxh3_64` of the key's 8 bytes (the hash bloomlab's `Xxh3::hash64` is).
+fn sbbf_entry(name: &'static str, role: Role) -> Entry {
+    dynamic(
+        name,
+        "xxh3_64 of 8 LE bytes",
+        role,
+        |n, p| sbbf_rs_safe::Filter::new(sbbf_bits_per_key(p), n as usize),
+        |f, keys| {
+            for &k in keys {
+                f.insert_hash(xxhash_rust::xxh3::xxh3_64(&k.to_le_bytes()));
+            }
+        },
+        |f, keys| {
+            count(f, keys, |f, k| {
+                f.contains_hash(xxhash_rust::xxh3::xxh3_64(&k.to_le_bytes()))
+            })
+        },
+        |f| {
+            let b = f.as_bytes().len() as u64 * 8;
+            (
+                b,
+                format!("11 bits/key requested (Parquet: 10.5 for 1%), {b} bits"),
+            )
+        },
+    )
+}
+
 /// The key of the fastbloom seed and of the other seeded peers.
 const SEED: u128 = 0x0123_4567_89ab_cdef_fedc_ba98_7654_3210;
 
@@ -452,6 +554,17 @@ pub fn entries() -> Vec<Entry> {
         lab!("bloomlab-split-block", Both, |n, p| {
             SplitBlockBloom::with_rate(n, p)
         }),
+        // Like for like with sbbf-rs-safe (given xxh3_64 too): the same hash, the same layout.
+        lab!("bloomlab-split-block-xxh3", Both, |n, p| {
+            SplitBlockBloom::with_rate_and(n, p, Xxh3::default())
+        }),
+        lab_batch!("bloomlab-split-block-xxh3-batch", Bench, |n, p| {
+            SplitBlockBloom::with_rate_and(n, p, Xxh3::default())
+        }),
+        // Like for like with fastbloom09-512-foldhash (bloomlab-blocked is xxh3).
+        lab!("bloomlab-blocked-foldhash", Both, |n, p| {
+            BlockedBloom::with_rate_and(n, p, None, Foldhash::default())
+        }),
         lab!("bloomlab-scalable", Both, |n, p| ScalableBloom::new(n, p)),
         lab!("bloomlab-cuckoo", Both, |n, p| CuckooFilter::with_rate(
             n, p
@@ -605,28 +718,16 @@ pub fn entries() -> Vec<Entry> {
         xorf_static!("xorf-fuse16", xorf::BinaryFuse16, 16, "BinaryFuse16"),
         xorf_static!("xorf-xor8", xorf::Xor8, 8, "Xor8"),
         xorf_static!("xorf-xor16", xorf::Xor16, 16, "Xor16"),
-        dynamic(
-            "sbbf-rs-safe",
-            "xxh3_64 of 8 LE bytes",
-            Role::Both,
-            |n, p| sbbf_rs_safe::Filter::new(sbbf_bits_per_key(p), n as usize),
-            |f, keys| {
-                for &k in keys {
-                    f.insert_hash(xxhash_rust::xxh3::xxh3_64(&k.to_le_bytes()));
-                }
-            },
-            |f, keys| {
-                count(f, keys, |f, k| {
-                    f.contains_hash(xxhash_rust::xxh3::xxh3_64(&k.to_le_bytes()))
-                })
-            },
-            |f| {
-                let b = f.as_bytes().len() as u64 * 8;
-                (
-                    b,
-                    format!("11 bits/key requested (Parquet: 10.5 for 1%), {b} bits"),
-                )
-            },
+        sbbf_entry("sbbf-rs-safe", Role::Both),
+        // The noise witness: the same code as sbbf-rs-safe under another name. Their ratio in
+        // one run is the run's noise (it should be 1).
+        sbbf_entry("sbbf-rs-safe-xxh3-witness", Role::Bench),
+        // fastbloom 0.9 `BloomFilter<512>`, hashing exactly as bloomlab (xxh3 / foldhash
+        // hash64 of the 8 bytes): the like-for-like peers of bloomlab-blocked(-foldhash).
+        fastbloom09_entry::<Xxh3>("fastbloom09-512-xxh3", "xxh3_64 of 8 LE bytes (LabHash)"),
+        fastbloom09_entry::<Foldhash>(
+            "fastbloom09-512-foldhash",
+            "bloomlab foldhash of 8 LE bytes (LabHash)",
         ),
         dynamic(
             "hashset",

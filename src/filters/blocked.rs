@@ -12,20 +12,129 @@ use crate::theory::blocked::{BLOCK_BITS, BlockedSizing};
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Block(pub [u64; 8]);
 
-/// How many items [`Filter::contains_batch`] hashes before it probes.
-const BATCH: usize = 16;
+/// How many items [`Filter::contains_batch`] and [`BlockedBloom::insert_batch`] hash before
+/// they probe.
+pub const BATCH: usize = 16;
+
+/// The odd 32-bit multipliers of the position lanes (layout 1): lane j of an item with low hash
+/// bits `x` is the bit `(x · LANE_SALT[j] mod 2³²) >> 23` of its block. Fixed forever (files
+/// depend on them): the high halves of the SplitMix64 sequence from 0 (Steele, Lea & Flood,
+/// "Fast splittable pseudorandom number generators", OOPSLA 2014), made odd.
+pub const LANE_SALT: [u32; theory::MAX_K as usize] = {
+    let mut s = [0u32; theory::MAX_K as usize];
+    let mut state = 0u64;
+    let mut j = 0;
+    while j < s.len() {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        s[j] = ((z >> 32) as u32) | 1;
+        j += 1;
+    }
+    s
+};
+
+/// Bit position (0..512) of lane `j` for the low hash bits `x` (layout 1).
+#[inline(always)]
+#[must_use]
+pub fn lane(x: u32, j: usize) -> u32 {
+    x.wrapping_mul(LANE_SALT[j]) >> 23
+}
+
+/// Whether the k lanes of `x` are all set in `w` (layout 1): the tested bits ANDed, no branch.
+#[inline(always)]
+fn test_lanes<const K: usize>(w: &[u64; 8], x: u32) -> bool {
+    let mut all = u64::MAX;
+    for j in 0..K {
+        let p = lane(x, j);
+        all &= w[(p >> 6) as usize] >> (p & 63);
+    }
+    all & 1 == 1
+}
+
+/// [`test_lanes`] with one branch after the first 3 lanes (a query of one item; see
+/// [`BlockedBloom::contains_item`]).
+#[inline(always)]
+fn test_lanes_staged<const K: usize>(w: &[u64; 8], x: u32) -> bool {
+    let mut all = u64::MAX;
+    for j in 0..3 {
+        let p = lane(x, j);
+        all &= w[(p >> 6) as usize] >> (p & 63);
+    }
+    if all & 1 == 0 {
+        return false;
+    }
+    for j in 3..K {
+        let p = lane(x, j);
+        all &= w[(p >> 6) as usize] >> (p & 63);
+    }
+    all & 1 == 1
+}
+
+/// [`test_lanes`] for a k known only at run time.
+#[inline(always)]
+fn test_lanes_any(w: &[u64; 8], x: u32, k: u32) -> bool {
+    let mut all = u64::MAX;
+    for j in 0..k as usize {
+        let p = lane(x, j);
+        all &= w[(p >> 6) as usize] >> (p & 63);
+    }
+    all & 1 == 1
+}
+
+/// Set the k lanes of `x` in `w` (layout 1).
+#[inline(always)]
+fn set_lanes<const K: usize>(w: &mut [u64; 8], x: u32) {
+    for j in 0..K {
+        let p = lane(x, j);
+        w[(p >> 6) as usize] |= 1u64 << (p & 63);
+    }
+}
+
+/// [`set_lanes`] for a k known only at run time.
+#[inline(always)]
+fn set_lanes_any(w: &mut [u64; 8], x: u32, k: u32) {
+    for j in 0..k as usize {
+        let p = lane(x, j);
+        w[(p >> 6) as usize] |= 1u64 << (p & 63);
+    }
+}
+
+/// `$f::<K>(args)` for the usual k (unrolled, immediate multipliers), `$any(args, k)` otherwise.
+macro_rules! by_k {
+    ($k:expr, $f:ident, $any:ident, $($a:expr),*) => {
+        match $k {
+            4 => $f::<4>($($a),*),
+            5 => $f::<5>($($a),*),
+            6 => $f::<6>($($a),*),
+            7 => $f::<7>($($a),*),
+            8 => $f::<8>($($a),*),
+            9 => $f::<9>($($a),*),
+            10 => $f::<10>($($a),*),
+            k => $any($($a),*, k),
+        }
+    };
+}
 
 /// A blocked Bloom filter: `blocks` blocks of 512 bits; an item's hash picks one block and all k
 /// bit positions inside it, so an insert or query touches one cache line instead of k.
 ///
-/// **Hashing.** One 128-bit hash per item. The low half picks the block by multiply-shift
-/// ([`reduce`]); the high half is cut into 9-bit fields, one bit position (0..512) each — 7 per
-/// 64-bit word, further words for k > 7 coming from a SplitMix64 stream seeded with the high half
-/// ([`mix64`]). Splitting bits, rather than double hashing inside the block, makes the k positions
-/// exactly independent and uniform when the hash bits are, which is what the model
-/// ([`theory::blocked`]) assumes; double hashing modulo 512 has only 2¹⁸ probe sequences per block
-/// and correlated positions, and its advantage (one multiply per position) buys nothing here
-/// because the item's positions become one 512-bit mask that is OR-ed in or compared in 8 words.
+/// **Hashing (layout 1, the default).** One 64-bit hash per item ([`ItemHasher::hash64`]). Its
+/// high bits pick the block by multiply-shift ([`reduce`]: `⌊h·blocks/2⁶⁴⌋`); its low 32 bits
+/// `x` give the k bit positions by k salted multiply-shift lanes, position j =
+/// `(x · S_j mod 2³²) >> 23` (0..512) with fixed odd 32-bit multipliers `S_j` ([`LANE_SALT`]) —
+/// the scheme of Parquet's split-block filter (one lane per position, 9 bits instead of 5).
+/// Each position is uniform over the block when `x` is, which is what the model
+/// ([`theory::blocked`]) assumes. The k positions are computed without a branch and the query
+/// ANDs the k tested bits, so a miss costs no mispredicted branch; the insert ORs the k bits
+/// into the block.
+///
+/// **Layout 0** (files written before layout 1, see `persist/codecs/blocked.rs`): one 128-bit
+/// hash; the low half picks the block, the high half is cut into 9-bit fields, further words for
+/// k > 7 from a SplitMix64 stream seeded with it ([`mix64`]). Such a filter keeps it and answers
+/// as before ([`BlockedBloom::with_layout`]).
 ///
 /// **Cost.** At equal memory the FPR is higher than a standard filter's (the load of the blocks
 /// varies; Putze et al.'s Poisson mixture predicts by how much). Sized from (n, p) the filter
@@ -49,7 +158,13 @@ pub struct BlockedBloom<H = Xxh3> {
     len: u64,
     hasher: H,
     sizing: Option<BlockedSizing>,
+    /// 0: the layout of files written before layout 1 (128-bit hash, 9-bit fields); 1: the
+    /// 64-bit hash and multiply-shift lanes.
+    layout: u32,
 }
+
+/// The layout new filters use (see [`BlockedBloom`]).
+pub const LAYOUT: u32 = 1;
 
 impl BlockedBloom<Xxh3> {
     /// A filter for `n` items at rate `p` under the blocked model (see
@@ -114,6 +229,7 @@ impl<H: ItemHasher> BlockedBloom<H> {
             len: 0,
             hasher,
             sizing: None,
+            layout: LAYOUT,
         })
     }
 
@@ -138,6 +254,7 @@ impl<H: ItemHasher> BlockedBloom<H> {
             len,
             hasher,
             sizing: None,
+            layout: LAYOUT,
         })
     }
 
@@ -166,11 +283,52 @@ impl<H: ItemHasher> BlockedBloom<H> {
         self.sizing
     }
 
+    /// Use the in-block layout `layout` (0: files written before layout 1; 1: the current one).
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] for another number.
+    pub fn with_layout(mut self, layout: u32) -> Result<Self> {
+        if layout > LAYOUT {
+            return Err(Error::Corrupt(format!(
+                "blocked filter has layout {layout}, this build knows 0 and 1"
+            )));
+        }
+        self.layout = layout;
+        Ok(self)
+    }
+
+    /// The in-block layout (see [`BlockedBloom::with_layout`]).
+    #[must_use]
+    pub fn layout(&self) -> u32 {
+        self.layout
+    }
+
     // ANCHOR: block_and_mask
-    /// The block index and 512-bit mask of `item`.
-    #[inline]
+    /// The block index and low 32 hash bits of `item` (layout 1): `⌊h·blocks/2⁶⁴⌋` and `h mod 2³²`
+    /// of its 64-bit hash h.
+    #[inline(always)]
+    #[must_use]
+    pub fn block_and_lanes(&self, item: &[u8]) -> (usize, u32) {
+        let h = self.hasher.hash64(item);
+        (reduce(h, self.blocks.len() as u64) as usize, h as u32)
+    }
+    // ANCHOR_END: block_and_mask
+
+    /// The block index and 512-bit mask of `item`, in this filter's layout.
     #[must_use]
     pub fn block_and_mask(&self, item: &[u8]) -> (usize, [u64; 8]) {
+        if self.layout == 0 {
+            return self.block_and_mask_v0(item);
+        }
+        let (b, x) = self.block_and_lanes(item);
+        let mut mask = [0u64; 8];
+        set_lanes_any(&mut mask, x, self.k);
+        (b, mask)
+    }
+
+    /// Layout 0: block from `hash128.lo`, 9-bit fields of `hash128.hi`.
+    #[inline]
+    fn block_and_mask_v0(&self, item: &[u8]) -> (usize, [u64; 8]) {
         let h = self.hasher.hash128(item);
         let block = reduce(h.lo, self.blocks.len() as u64) as usize;
         if self.k > 7 {
@@ -187,31 +345,100 @@ impl<H: ItemHasher> BlockedBloom<H> {
         }
         (block, mask)
     }
-    // ANCHOR_END: block_and_mask
 
     #[inline]
-    fn probe(&self, block: usize, mask: &[u64; 8]) -> bool {
+    fn probe_mask(&self, block: usize, mask: &[u64; 8]) -> bool {
         let b = &self.blocks[block].0;
         // Branch-free over the 8 words (the compiler vectorises it): any mask bit missing?
         b.iter().zip(mask).fold(0, |acc, (w, m)| acc | (m & !w)) == 0
     }
 
+    /// Layout 1: are the k lanes of `x` set in block `b`? (No branch: the batch query.)
+    #[inline(always)]
+    fn probe(&self, b: usize, x: u32) -> bool {
+        let w = &self.blocks[b].0;
+        by_k!(self.k, test_lanes, test_lanes_any, w, x)
+    }
+
+    /// [`BlockedBloom::probe`] with one branch after 3 lanes (the single query).
+    #[inline(always)]
+    fn probe_staged(&self, b: usize, x: u32) -> bool {
+        let w = &self.blocks[b].0;
+        by_k!(self.k, test_lanes_staged, test_lanes_any, w, x)
+    }
+
+    /// Layout 0 query, out of the hot path's frame.
+    #[inline(never)]
+    fn contains_v0(&self, item: &[u8]) -> bool {
+        let (b, m) = self.block_and_mask_v0(item);
+        self.probe_mask(b, &m)
+    }
+
+    /// Layout 0 insert, out of the hot path's frame.
+    #[inline(never)]
+    fn insert_v0(&mut self, item: &[u8]) {
+        let (b, m) = self.block_and_mask_v0(item);
+        for (w, x) in self.blocks[b].0.iter_mut().zip(m) {
+            *w |= x;
+        }
+    }
+
+    /// Layout 1: set the k lanes of `x` in block `b`.
+    #[inline(always)]
+    fn set(&mut self, b: usize, x: u32) {
+        let k = self.k;
+        let w = &mut self.blocks[b].0;
+        by_k!(k, set_lanes, set_lanes_any, w, x);
+    }
+
     /// Whether `item` may have been inserted.
+    ///
+    /// One branch, after the first 3 of the k lanes: a miss in a half-full filter stops there
+    /// 7 times in 8, which halves its instructions (fastbloom exits at every probe; a fully
+    /// branch-free test cost 1.25× its instructions on misses, `benches/gate.rs`), at the price
+    /// of a mispredicted branch when hits and misses alternate. The batch query
+    /// ([`Filter::contains_batch`]) has no branch at all.
     #[inline]
     #[must_use]
     pub fn contains_item(&self, item: &[u8]) -> bool {
-        let (b, m) = self.block_and_mask(item);
-        self.probe(b, &m)
+        if self.layout == 0 {
+            return self.contains_v0(item);
+        }
+        let (b, x) = self.block_and_lanes(item);
+        self.probe_staged(b, x)
     }
 
     /// Insert `item`.
     #[inline]
     pub fn insert_item(&mut self, item: &[u8]) {
-        let (b, m) = self.block_and_mask(item);
-        for (w, x) in self.blocks[b].0.iter_mut().zip(m) {
-            *w |= x;
+        if self.layout == 0 {
+            self.insert_v0(item);
+        } else {
+            let (b, x) = self.block_and_lanes(item);
+            self.set(b, x);
         }
         self.len = self.len.saturating_add(1);
+    }
+
+    /// Insert every item of `items`: a chunk of [`BATCH`] items is hashed first, then its blocks
+    /// are written (their cache lines are independent loads).
+    pub fn insert_batch(&mut self, items: &[&[u8]]) {
+        if self.layout == 0 {
+            for it in items {
+                self.insert_item(it);
+            }
+            return;
+        }
+        let mut pending = [(0usize, 0u32); BATCH];
+        for chunk in items.chunks(BATCH) {
+            for (p, it) in pending.iter_mut().zip(chunk) {
+                *p = self.block_and_lanes(it);
+            }
+            for &(b, x) in &pending[..chunk.len()] {
+                self.set(b, x);
+            }
+        }
+        self.len = self.len.saturating_add(items.len() as u64);
     }
 
     /// Number of bits set.
@@ -245,13 +472,19 @@ impl<H: ItemHasher> Filter for BlockedBloom<H> {
     /// in Rust 1.95 a `#[target_feature]` intrinsic is unsafe to call from a trait method — and
     /// the crate forbids `unsafe`.)
     fn contains_batch(&self, items: &[&[u8]], out: &mut [bool]) {
-        let mut pending = [(0usize, [0u64; 8]); BATCH];
+        if self.layout == 0 {
+            for (o, it) in out.iter_mut().zip(items) {
+                *o = self.contains_item(it);
+            }
+            return;
+        }
+        let mut pending = [(0usize, 0u32); BATCH];
         for (its, outs) in items.chunks(BATCH).zip(out.chunks_mut(BATCH)) {
             for (p, it) in pending.iter_mut().zip(its) {
-                *p = self.block_and_mask(it);
+                *p = self.block_and_lanes(it);
             }
-            for (o, (b, m)) in outs.iter_mut().zip(&pending) {
-                *o = self.probe(*b, m);
+            for (o, &(b, x)) in outs.iter_mut().zip(&pending) {
+                *o = self.probe(b, x);
             }
         }
     }
@@ -344,7 +577,10 @@ mod tests {
     fn mask_fast_path_equals_general_loop() {
         let h = AnyHasher::default();
         for k in 1..=16 {
-            let f = BlockedBloom::with_bits_and(1 << 16, k, h).unwrap();
+            let f = BlockedBloom::with_bits_and(1 << 16, k, h)
+                .unwrap()
+                .with_layout(0)
+                .unwrap();
             for i in 0u64..2_000 {
                 let item = i.to_le_bytes();
                 let (_, m) = f.block_and_mask(&item);
@@ -410,6 +646,69 @@ mod tests {
             assert_eq!(f.contains(it), *o);
         }
         assert!(out.iter().any(|&x| x) && out.iter().any(|&x| !x));
+    }
+
+    /// A batch insert sets the bits single inserts set, in both layouts; batch answers are the
+    /// single answers.
+    #[test]
+    fn insert_batch_matches_single() {
+        let keys: Vec<[u8; 8]> = (0u64..1_000).map(|i| (i * 7).to_le_bytes()).collect();
+        let items: Vec<&[u8]> = keys.iter().map(|k| &k[..]).collect();
+        for (layout, k) in [(1, 6), (1, 7), (1, 13), (0, 6), (0, 9)] {
+            let mut single = BlockedBloom::with_bits(4_096, k)
+                .unwrap()
+                .with_layout(layout)
+                .unwrap();
+            let mut batched = single.clone();
+            for it in &items[..333] {
+                single.insert(it);
+            }
+            batched.insert_batch(&items[..333]);
+            assert_eq!(single.block_slice(), batched.block_slice(), "k={k}");
+            assert_eq!(single.len(), batched.len());
+            let mut out = vec![false; items.len()];
+            batched.contains_batch(&items, &mut out);
+            for (it, o) in items.iter().zip(&out) {
+                assert_eq!(single.contains(it), *o, "k={k} layout={layout}");
+            }
+            assert!(out[..333].iter().all(|&x| x) && out.iter().any(|&x| !x));
+        }
+    }
+
+    /// The unrolled kernels (k = 4..=10) and the run-time-k loop set and test the same bits.
+    #[test]
+    fn unrolled_lanes_equal_the_general_loop() {
+        for x in (0u32..5_000).map(|i| i.wrapping_mul(0x9e37_79b9)) {
+            let (mut a, mut b) = ([0u64; 8], [0u64; 8]);
+            set_lanes::<7>(&mut a, x);
+            set_lanes_any(&mut b, x, 7);
+            assert_eq!(a, b);
+            let mut c = [0u64; 8];
+            by_k!(6u32, set_lanes, set_lanes_any, &mut c, x);
+            assert!(test_lanes::<6>(&c, x) && test_lanes_any(&c, x, 6));
+            assert_eq!(test_lanes::<7>(&c, x), test_lanes_any(&c, x, 7));
+            assert_eq!(test_lanes::<7>(&c, x), test_lanes_staged::<7>(&c, x));
+            let mut d = c;
+            d[(lane(x, 4) >> 6) as usize] &= !(1 << (lane(x, 4) & 63));
+            assert!(!test_lanes_staged::<6>(&d, x) && !test_lanes::<6>(&d, x));
+        }
+    }
+
+    /// Layout 1 is a file format: the lanes of one item are pinned (a change to the salts, the
+    /// shift or the block rule fails here, not in users' files).
+    #[test]
+    fn layout_1_positions_are_pinned() {
+        assert_eq!(LANE_SALT[..3], [0xe220_a839, 0x6e78_9e6b, 0x06c4_5d19]);
+        let f = BlockedBloom::with_blocks_and(1_000, 6, Xxh3::default()).unwrap();
+        let (b, m) = f.block_and_mask(b"pinned");
+        let h = xxhash_rust::xxh3::xxh3_64(b"pinned");
+        assert_eq!(b as u64, reduce(h, 1_000));
+        let mut want = [0u64; 8];
+        for s in &LANE_SALT[..6] {
+            let p = (h as u32).wrapping_mul(*s) >> 23;
+            want[p as usize / 64] |= 1 << (p % 64);
+        }
+        assert_eq!(m, want);
     }
 
     #[test]

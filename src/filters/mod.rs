@@ -1,5 +1,6 @@
 //! The filters, one file each.
 
+pub(crate) mod avx2;
 pub mod binary_fuse;
 pub mod blocked;
 pub mod concurrent;

@@ -229,12 +229,44 @@ impl ItemHasher for Xxh3 {
     }
     #[inline]
     fn hash64(&self, bytes: &[u8]) -> u64 {
+        if let 4..=8 = bytes.len() {
+            return xxh3_64_4to8(bytes, self.seed);
+        }
         xxhash_rust::xxh3::xxh3_64_with_seed(bytes, self.seed)
     }
     #[inline]
     fn hash64_seeded(&self, bytes: &[u8], seed: u64) -> u64 {
         xxhash_rust::xxh3::xxh3_64_with_seed(bytes, self.seed ^ mix64(seed))
     }
+}
+
+/// XXH3-64 of 4 to 8 bytes, inline: the specification's `XXH3_len_4to8_64b` (Collet, xxHash
+/// `doc/xxhash_spec.md`, "XXH3 algorithm", inputs of 4 to 8 bytes), with the default secret's
+/// bytes 8..24. The crate's entry point handles every length and is too large to be inlined,
+/// which cost an 8-byte key ~15 more instructions than the hash itself (callgrind, gate). Equal
+/// to the crate for every length 4..=8 and seed (tested).
+#[inline(always)]
+fn xxh3_64_4to8(input: &[u8], seed: u64) -> u64 {
+    // Little-endian words of the default secret at offsets 8 and 16.
+    const SECRET_8: u64 = 0x1cad_21f7_2c81_017c;
+    const SECRET_16: u64 = 0xdb97_9083_e96d_d4de;
+    const M: u64 = 0x9fb2_1c65_1e98_df25;
+    let len = input.len();
+    let seed = seed ^ (u64::from((seed as u32).swap_bytes()) << 32);
+    let lo = u32::from_le_bytes([input[0], input[1], input[2], input[3]]);
+    let hi = u32::from_le_bytes([
+        input[len - 4],
+        input[len - 3],
+        input[len - 2],
+        input[len - 1],
+    ]);
+    let mut v = (u64::from(hi).wrapping_add(u64::from(lo) << 32))
+        ^ (SECRET_8 ^ SECRET_16).wrapping_sub(seed);
+    v ^= v.rotate_left(49) ^ v.rotate_left(24);
+    v = v.wrapping_mul(M);
+    v ^= (v >> 35).wrapping_add(len as u64);
+    v = v.wrapping_mul(M);
+    v ^ (v >> 28)
 }
 
 /// XXH64 (the `xxhash-rust` crate), 64-bit output widened to 128, seeded. Apache Parquet's
@@ -634,6 +666,30 @@ build_hasher!(
 mod tests {
     use super::*;
     use std::collections::HashSet;
+
+    /// The inline XXH3 path for 4 to 8 bytes is the crate's XXH3-64.
+    #[test]
+    fn xxh3_short_path_is_the_crate() {
+        let data: Vec<u8> = (0u8..64)
+            .map(|i| i.wrapping_mul(151).wrapping_add(7))
+            .collect();
+        for seed in [0u64, 1, 0xdead_beef, u64::MAX, 0x0123_4567_89ab_cdef] {
+            for len in 0..=24 {
+                for off in [0, 3, 17] {
+                    let b = &data[off..off + len];
+                    assert_eq!(
+                        Xxh3::with_seed(seed).hash64(b),
+                        xxhash_rust::xxh3::xxh3_64_with_seed(b, seed),
+                        "seed={seed} len={len}"
+                    );
+                }
+            }
+        }
+        assert_eq!(
+            Xxh3::default().hash64(b"abcdefgh"),
+            xxhash_rust::xxh3::xxh3_64(b"abcdefgh")
+        );
+    }
 
     /// `hash64` is each function's own 64-bit output, computed by its reference crate.
     #[test]

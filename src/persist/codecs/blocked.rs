@@ -1,8 +1,6 @@
 //! The blocked filter's codec (kind 2).
 
-use super::{
-    ParamReader, Payload, Persist, PersistHasher, no_strategy, reserved_zero, write_words_le,
-};
+use super::{ParamReader, Payload, Persist, PersistHasher, no_strategy, write_words_le};
 use crate::bits::try_zeroed;
 use crate::error::{Error, Result};
 use crate::filter::{Filter, FilterKind};
@@ -12,9 +10,13 @@ use crate::persist::Identity;
 use crate::persist::container::{corrupt, le_u64};
 use std::io::{self, Write};
 
-/// **Blocked filter** (kind 2, no strategy): params = `blocks: u64`, `k: u32`,
-/// `reserved: u32 = 0`, `len: u64` (24 bytes); payload = the blocks, 8 little-endian words each
-/// (`64·blocks` bytes). The (n, p) sizing report is not saved.
+/// **Blocked filter** (kind 2, no strategy): params = `blocks: u64`, `k: u32`, `layout: u32`,
+/// `len: u64` (24 bytes); payload = the blocks, 8 little-endian words each (`64·blocks` bytes).
+/// The (n, p) sizing report is not saved.
+///
+/// `layout` says how an item's bits are derived (see [`BlockedBloom`]): 1 = one 64-bit hash and
+/// multiply-shift lanes (what new filters use); 0 = one 128-bit hash and 9-bit fields (files
+/// written before layout 1, when this field was reserved and 0). Both load and answer as written.
 impl<H: PersistHasher> Persist for BlockedBloom<H> {
     const KIND: FilterKind = FilterKind::Blocked;
     fn identity(&self) -> Identity {
@@ -28,7 +30,7 @@ impl<H: PersistHasher> Persist for BlockedBloom<H> {
         let mut p = Vec::with_capacity(24);
         p.extend_from_slice(&self.blocks().to_le_bytes());
         p.extend_from_slice(&Filter::k(self).to_le_bytes());
-        p.extend_from_slice(&0u32.to_le_bytes());
+        p.extend_from_slice(&self.layout().to_le_bytes());
         p.extend_from_slice(&Filter::len(self).to_le_bytes());
         p
     }
@@ -49,7 +51,12 @@ impl<H: PersistHasher> Persist for BlockedBloom<H> {
         let mut r = ParamReader::new(params, kind);
         let blocks = r.u64("blocks")?;
         let k = r.u32("k")?;
-        reserved_zero(kind, r.u32("reserved")?)?;
+        let layout = r.u32("layout")?;
+        if layout > crate::filters::blocked::LAYOUT {
+            return Err(corrupt(format!(
+                "blocked filter has layout {layout}, this build knows 0 and 1"
+            )));
+        }
         let len = r.u64("len")?;
         r.finish()?;
         no_strategy(kind, id)?;
@@ -71,6 +78,6 @@ impl<H: PersistHasher> Persist for BlockedBloom<H> {
             }
             b
         })?;
-        BlockedBloom::from_parts(v, k, len, hasher)
+        BlockedBloom::from_parts(v, k, len, hasher)?.with_layout(layout)
     }
 }

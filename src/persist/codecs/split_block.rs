@@ -1,6 +1,6 @@
 //! The split-block filter's codec (kind 3).
 
-use super::{ParamReader, Payload, Persist, PersistHasher, no_strategy};
+use super::{ParamReader, Payload, Persist, PersistHasher, no_strategy, reserved_zero};
 use crate::bits::try_zeroed;
 use crate::error::{Error, Result};
 use crate::filter::{Filter, FilterKind};
@@ -10,9 +10,13 @@ use crate::persist::Identity;
 use crate::persist::container::corrupt;
 use std::io::{self, Write};
 
-/// **Split-block filter** (kind 3, no strategy): params = `blocks: u64`, `len: u64` (16 bytes);
-/// payload = the blocks as Parquet stores them (8 little-endian `u32` words each, `32·blocks`
-/// bytes).
+/// **Split-block filter** (kind 3, no strategy): params = `blocks: u64`, `len: u64`,
+/// `layout: u32 = 1`, `reserved: u32 = 0` (24 bytes); payload = the blocks as Parquet stores them
+/// (8 little-endian `u32` words each, `32·blocks` bytes).
+///
+/// Layout 1 hashes an item with `hash64`. Files written before it have 16 bytes of params
+/// (`blocks`, `len`: layout 0) and hashed with `hash128(item).lo`, which differs for xxh3, sip13
+/// and sip24; they load with [`SplitBlockBloom::with_legacy_hash128`] and answer as before.
 impl<H: PersistHasher> Persist for SplitBlockBloom<H> {
     const KIND: FilterKind = FilterKind::SplitBlock;
     fn identity(&self) -> Identity {
@@ -23,9 +27,14 @@ impl<H: PersistHasher> Persist for SplitBlockBloom<H> {
         }
     }
     fn params(&self) -> Vec<u8> {
-        let mut p = Vec::with_capacity(16);
+        let mut p = Vec::with_capacity(24);
         p.extend_from_slice(&self.blocks().to_le_bytes());
         p.extend_from_slice(&Filter::len(self).to_le_bytes());
+        let layout = if self.legacy_hash128() { 0u32 } else { 1 };
+        if layout == 1 {
+            p.extend_from_slice(&layout.to_le_bytes());
+            p.extend_from_slice(&0u32.to_le_bytes());
+        }
         p
     }
     fn payload_len(&self) -> u64 {
@@ -49,6 +58,16 @@ impl<H: PersistHasher> Persist for SplitBlockBloom<H> {
         let mut r = ParamReader::new(params, kind);
         let blocks = r.u64("blocks")?;
         let len = r.u64("len")?;
+        let legacy = params.len() == 16;
+        if !legacy {
+            let layout = r.u32("layout")?;
+            if layout != 1 {
+                return Err(corrupt(format!(
+                    "split-block filter has layout {layout}, expected 1 (or 16 bytes of params, layout 0)"
+                )));
+            }
+            reserved_zero(kind, r.u32("reserved")?)?;
+        }
         r.finish()?;
         no_strategy(kind, id)?;
         let hasher = H::from_key_material(id.hash, id.key)?;
@@ -74,6 +93,6 @@ impl<H: PersistHasher> Persist for SplitBlockBloom<H> {
             }
             b
         })?;
-        SplitBlockBloom::from_parts(v, len, hasher)
+        Ok(SplitBlockBloom::from_parts(v, len, hasher)?.with_legacy_hash128(legacy))
     }
 }

@@ -1,0 +1,64 @@
+//! Run-time AVX2 selection for the split-block filter's hot paths.
+//!
+//! The split-block kernels ([`crate::filters::split_block`]) are plain safe Rust: a fixed
+//! `[u32; 8]` multiply-shift mask and a branch-free test. Compiled with AVX2 enabled, LLVM turns
+//! each into the hand-written kernel of sbbf-rs (`vpmulld`, `vpsrld`, `vpsllvd`, `vptest`); at the
+//! default x86-64 target (SSE2) it stays eight scalar multiplies and shifts. So a hot path is
+//! written once as a [`Kernel`] and [`dispatch`] runs it either inside [`run_avx2`] (compiled with
+//! AVX2, chosen when the CPU has it) or as is (the portable fallback, every other CPU and
+//! architecture). The two compile from the same source, and a test inserts with one and queries
+//! with the other (`split_block::tests::avx2_and_portable_paths_set_the_same_bits`).
+//!
+//! **Why one hand-written `unsafe` call and not the `multiversion` crate.** Both do the same
+//! thing at run time: test the CPU once per call site (std caches `is_x86_feature_detected!` in
+//! an atomic) and call a function compiled for AVX2. multiversion 0.8 (the version in the offline
+//! cargo cache) adds a proc-macro dependency to the library for what is here ten lines, and its
+//! default dispatcher calls through a function pointer kept in a static, which costs the same
+//! indirect call that sbbf-rs pays; the hand-written dispatcher is an inlined feature test and
+//! one direct call. Measured (instruction counts, `benches/gate.rs`): see the commit that
+//! introduced this module and `results/bench/`.
+
+/// A hot path written once, run with or without AVX2 by [`dispatch`]. `run` must be
+/// `#[inline(always)]` (and so must what it calls in the hot path), so that its body is compiled
+/// into [`run_avx2`] with AVX2 enabled.
+pub(crate) trait Kernel {
+    /// What the operation returns.
+    type Out;
+    /// The operation.
+    fn run(self) -> Self::Out;
+}
+
+/// Run `k` with AVX2 code when this CPU has AVX2, else the portable code.
+#[inline]
+pub(crate) fn dispatch<K: Kernel>(k: K) -> K::Out {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: `run_avx2` is safe Rust compiled with AVX2 enabled; its only requirement
+            // is that the CPU supports AVX2, which the line above has just checked.
+            #[allow(unsafe_code)]
+            return unsafe { run_avx2(k) };
+        }
+    }
+    k.run()
+}
+
+/// `k.run()`, compiled with AVX2 enabled (the caller must have checked the CPU has it).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+pub(crate) fn run_avx2<K: Kernel>(k: K) -> K::Out {
+    k.run()
+}
+
+/// Whether [`dispatch`] takes the AVX2 path on this CPU.
+#[must_use]
+pub fn avx2_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
