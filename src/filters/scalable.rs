@@ -211,7 +211,11 @@ impl<H: ItemHasher, S: IndexStrategy> ScalableBloom<H, S> {
         match strategy {
             StrategyId::Independent => 0.0,
             StrategyId::EnhancedDouble => 2.0,
-            StrategyId::Double | StrategyId::Guava32 | StrategyId::Guava64 => 6.0,
+            // Not measured separately: given double hashing's (larger) value until it is.
+            StrategyId::Double
+            | StrategyId::Guava32
+            | StrategyId::Guava64
+            | StrategyId::EnhancedDouble64 => 6.0,
         }
     }
 
@@ -224,7 +228,10 @@ impl<H: ItemHasher, S: IndexStrategy> ScalableBloom<H, S> {
         match strategy {
             StrategyId::Independent => 0.0,
             StrategyId::EnhancedDouble => 1.0,
-            StrategyId::Double | StrategyId::Guava32 | StrategyId::Guava64 => 3.5,
+            StrategyId::Double
+            | StrategyId::Guava32
+            | StrategyId::Guava64
+            | StrategyId::EnhancedDouble64 => 3.5,
         }
     }
 
