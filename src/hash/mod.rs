@@ -206,6 +206,7 @@ pub enum StrategyId {
     /// Guava's `MURMUR128_MITZ_64` (Guava's default since 2013).
     Guava64,
     /// Enhanced double hashing in 64-bit fixed point on one 64-bit hash (branch-free).
+    #[serde(rename = "enhanced-double-64")]
     EnhancedDouble64,
 }
 
@@ -345,6 +346,11 @@ mod tests {
             assert_eq!(StrategyId::from_code(code), Some(id), "{code}");
         }
         assert_eq!(StrategyId::from_code(0xFF), None, "0xFF means no strategy");
+        #[cfg(feature = "cli")]
+        for id in StrategyId::ALL {
+            let json = serde_json::to_string(&id).unwrap();
+            assert_eq!(json, format!("\"{}\"", id.name()), "serde and name() agree");
+        }
     }
 
     /// Every byte decodes to nothing or to an id that encodes back to it, and every id is reached
