@@ -161,18 +161,6 @@ pub fn pairs() -> Vec<(Entry, Entry)> {
     ]
 }
 
-/// The kinds, in the order the summary lists them.
-pub const KINDS: [&str; 8] = [
-    "standard",
-    "counting",
-    "blocked",
-    "split-block",
-    "scalable",
-    "cuckoo",
-    "xor",
-    "binary-fuse",
-];
-
 pub fn run(c: &mut Criterion) {
     for n in sizes() {
         for (a, m) in pairs() {

@@ -6,8 +6,8 @@
 use crate::keys::Rng;
 use crate::settings::{BATCH, P, wanted};
 use bloomlab::hash::{
-    AnyStrategy, Fnv1a, Fx, Hash128, HashId, IndexStrategy, ItemHasher, Murmur3, Sip13, Sip24,
-    StrategyId, Weak, Wyhash, Xxh3, Xxh64, mix64,
+    AnyStrategy, Fnv1a, Foldhash, Fx, Hash128, HashId, IndexStrategy, ItemHasher, Murmur3, Sip13,
+    Sip24, StrategyId, Weak, Wyhash, Xxh3, Xxh64, mix64,
 };
 use criterion::{BenchmarkId, Criterion, Throughput};
 use std::hint::black_box;
@@ -61,6 +61,7 @@ fn hashes(c: &mut Criterion) {
     one_hash(c, Fx::with_seed(1), &mut seen);
     one_hash(c, Fnv1a::with_seed(1), &mut seen);
     one_hash(c, Weak::with_seed(1), &mut seen);
+    one_hash(c, Foldhash::with_seed(1), &mut seen);
     let missing: Vec<_> = HashId::ALL.iter().filter(|h| !seen.contains(h)).collect();
     assert!(
         missing.is_empty(),
