@@ -737,7 +737,7 @@ mod tests {
         for m in [2u64, 3, 255, 256, 257, 1 << 40, (1 << 63) + 1, u64::MAX] {
             let u = 1u64.wrapping_shl(m.leading_zeros() + 1);
             let cells = u128::from(u) * u128::from(m);
-            assert!(cells >= 1 << 64 && cells < 2 << 64, "m={m}");
+            assert!((1 << 64..2 << 64).contains(&cells), "m={m}");
         }
     }
 
