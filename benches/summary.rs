@@ -655,6 +655,9 @@ fn instruction_table(md: &mut String) {
         "blocked",
         "split_block",
         "scalable",
+        "scalable_grown",
+        "standard_sip13_64",
+        "standard_foldhash_64",
         "cuckoo",
     ];
     let peers = [
@@ -663,6 +666,7 @@ fn instruction_table(md: &mut String) {
         "sbbf",
         "cuckoofilter",
         "growable",
+        "growable_grown",
     ];
     if ir("hot_paths", "query_hit", "standard").is_none() {
         return;
@@ -734,10 +738,28 @@ fn instruction_table(md: &mut String) {
             Some(0.5),
         ),
         (
-            "bloomlab-scalable / growable-bloom-filter",
+            "bloomlab-standard-sip13-64 / fastbloom (both 64-bit SipHash-1-3)",
+            "standard_sip13_64",
+            "fastbloom",
+            Some(1.0),
+        ),
+        (
+            "bloomlab-standard-foldhash-64 / fastbloom-foldhash (both foldhash)",
+            "standard_foldhash_64",
+            "fastbloom_foldhash",
+            Some(1.0),
+        ),
+        (
+            "bloomlab-scalable / growable-bloom-filter (one layer)",
             "scalable",
             "growable",
-            Some(1.0),
+            Some(0.5),
+        ),
+        (
+            "bloomlab-scalable / growable-bloom-filter (started at n/1000)",
+            "scalable_grown",
+            "growable_grown",
+            Some(0.5),
         ),
     ] {
         let cells: Vec<String> = ["insert", "query_hit", "query_miss"]
