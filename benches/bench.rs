@@ -13,6 +13,8 @@ mod subjects;
 
 #[path = "groups/concurrent.rs"]
 mod concurrent;
+#[path = "groups/dynamic.rs"]
+mod dynamic;
 #[path = "groups/filters.rs"]
 mod filters;
 #[path = "groups/hash.rs"]
@@ -25,6 +27,7 @@ fn main() {
     hash::run(&mut c);
     filters::run(&mut c);
     concurrent::run(&mut c);
+    dynamic::run(&mut c);
     c.final_summary();
     // What the summary reports about this run (only for a full run: no filter argument).
     if settings::filters().is_empty() {

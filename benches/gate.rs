@@ -11,7 +11,7 @@ use bloomlab::filters::{
     BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, QuotientFilter, RibbonFilter,
     ScalableBloom, SplitBlockBloom, XorFilter,
 };
-use bloomlab::hash::{DoubleHashing, Foldhash, ItemHasher, Xxh3, mix64};
+use bloomlab::hash::{DoubleHashing, EnhancedDouble64, Foldhash, ItemHasher, Sip13, Xxh3, mix64};
 use bloomlab::{Filter, StandardBloom};
 use gungraun::{library_benchmark, library_benchmark_group, main};
 use std::hint::black_box;
@@ -41,6 +41,28 @@ fn standard() -> Box<dyn Filter> {
 /// The standard filter with plain double hashing: what the default's cubic term costs.
 fn standard_double() -> Box<dyn Filter> {
     Box::new(StandardBloom::with_rate_and(N, P, Xxh3::default(), DoubleHashing).expect("standard"))
+}
+/// fastbloom's pairing: 64-bit SipHash-1-3, enhanced-double-64.
+fn standard_sip13_64() -> Box<dyn Filter> {
+    Box::new(
+        StandardBloom::with_rate_and(N, P, Sip13::keyed(1, 2), EnhancedDouble64).expect("standard"),
+    )
+}
+/// fastbloom-foldhash's pairing: foldhash, enhanced-double-64.
+fn standard_foldhash_64() -> Box<dyn Filter> {
+    Box::new(
+        StandardBloom::with_rate_and(
+            N,
+            P,
+            Foldhash::with_seed(0x0123_4567_89ab_cdef),
+            EnhancedDouble64,
+        )
+        .expect("standard"),
+    )
+}
+/// Started at N/1000 and filled (about ten layers at N).
+fn scalable_grown() -> Box<dyn Filter> {
+    Box::new(ScalableBloom::new(N / 1000, P).expect("scalable"))
 }
 fn counting() -> Box<dyn Filter> {
     Box::new(CountingBloom::with_rate(N, P).expect("counting"))
@@ -118,6 +140,9 @@ fn for_miss(make: Make) -> (Box<dyn Filter>, Vec<[u8; 8]>) {
 #[bench::split_block_xxh3(args = (split_block_xxh3), setup = for_insert)]
 #[bench::blocked_foldhash(args = (blocked_foldhash), setup = for_insert)]
 #[bench::scalable(args = (scalable), setup = for_insert)]
+#[bench::scalable_grown(args = (scalable_grown), setup = for_insert)]
+#[bench::standard_sip13_64(args = (standard_sip13_64), setup = for_insert)]
+#[bench::standard_foldhash_64(args = (standard_foldhash_64), setup = for_insert)]
 #[bench::cuckoo(args = (cuckoo), setup = for_insert)]
 #[bench::quotient(args = (quotient), setup = for_insert)]
 fn insert(input: (Box<dyn Filter>, Vec<[u8; 8]>)) -> Box<dyn Filter> {
@@ -137,6 +162,9 @@ fn insert(input: (Box<dyn Filter>, Vec<[u8; 8]>)) -> Box<dyn Filter> {
 #[bench::split_block_xxh3(args = (split_block_xxh3), setup = for_hit)]
 #[bench::blocked_foldhash(args = (blocked_foldhash), setup = for_hit)]
 #[bench::scalable(args = (scalable), setup = for_hit)]
+#[bench::scalable_grown(args = (scalable_grown), setup = for_hit)]
+#[bench::standard_sip13_64(args = (standard_sip13_64), setup = for_hit)]
+#[bench::standard_foldhash_64(args = (standard_foldhash_64), setup = for_hit)]
 #[bench::cuckoo(args = (cuckoo), setup = for_hit)]
 #[bench::ribbon(args = (ribbon), setup = ribbon_for_hit)]
 #[bench::quotient(args = (quotient), setup = for_hit)]
@@ -156,6 +184,9 @@ fn query_hit(input: (Box<dyn Filter>, Vec<[u8; 8]>)) -> usize {
 #[bench::split_block_xxh3(args = (split_block_xxh3), setup = for_miss)]
 #[bench::blocked_foldhash(args = (blocked_foldhash), setup = for_miss)]
 #[bench::scalable(args = (scalable), setup = for_miss)]
+#[bench::scalable_grown(args = (scalable_grown), setup = for_miss)]
+#[bench::standard_sip13_64(args = (standard_sip13_64), setup = for_miss)]
+#[bench::standard_foldhash_64(args = (standard_foldhash_64), setup = for_miss)]
 #[bench::cuckoo(args = (cuckoo), setup = for_miss)]
 #[bench::ribbon(args = (ribbon), setup = ribbon_for_miss)]
 #[bench::quotient(args = (quotient), setup = for_miss)]
@@ -282,6 +313,12 @@ fn qfilter() -> Box<dyn Peer> {
 fn growable() -> Box<dyn Peer> {
     Box::new(growable_bloom_filter::GrowableBloom::new(P, N as usize))
 }
+fn growable_grown() -> Box<dyn Peer> {
+    Box::new(growable_bloom_filter::GrowableBloom::new(
+        P,
+        N as usize / 1000,
+    ))
+}
 
 /// The peer holding the keys `0..fill` (as `u64`, the value whose bytes bloomlab gets) and the
 /// keys to work on.
@@ -316,6 +353,7 @@ fn peer_for_miss(make: MakePeer) -> (Box<dyn Peer>, Vec<u64>) {
 #[bench::cuckoofilter(args = (cuckoofilter), setup = peer_for_insert)]
 #[bench::qfilter(args = (qfilter), setup = peer_for_insert)]
 #[bench::growable(args = (growable), setup = peer_for_insert)]
+#[bench::growable_grown(args = (growable_grown), setup = peer_for_insert)]
 fn peer_insert(input: (Box<dyn Peer>, Vec<u64>)) -> Box<dyn Peer> {
     let (mut f, keys) = input;
     for &k in &keys {
@@ -333,6 +371,7 @@ fn peer_insert(input: (Box<dyn Peer>, Vec<u64>)) -> Box<dyn Peer> {
 #[bench::cuckoofilter(args = (cuckoofilter), setup = peer_for_hit)]
 #[bench::qfilter(args = (qfilter), setup = peer_for_hit)]
 #[bench::growable(args = (growable), setup = peer_for_hit)]
+#[bench::growable_grown(args = (growable_grown), setup = peer_for_hit)]
 fn peer_query_hit(input: (Box<dyn Peer>, Vec<u64>)) -> usize {
     let (f, keys) = input;
     keys.iter().filter(|&&k| f.has(black_box(k))).count()
@@ -347,6 +386,7 @@ fn peer_query_hit(input: (Box<dyn Peer>, Vec<u64>)) -> usize {
 #[bench::cuckoofilter(args = (cuckoofilter), setup = peer_for_miss)]
 #[bench::qfilter(args = (qfilter), setup = peer_for_miss)]
 #[bench::growable(args = (growable), setup = peer_for_miss)]
+#[bench::growable_grown(args = (growable_grown), setup = peer_for_miss)]
 fn peer_query_miss(input: (Box<dyn Peer>, Vec<u64>)) -> usize {
     let (f, keys) = input;
     keys.iter().filter(|&&k| f.has(black_box(k))).count()

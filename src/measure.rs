@@ -15,6 +15,81 @@ use std::time::{Duration, Instant};
 /// Keys are generated in chunks of this many, outside the timed region.
 const CHUNK: u64 = 16_384;
 
+/// Keys per timed batch: each batch is one call of [`AnyFilter::count_present`] or
+/// [`AnyFilter::insert_many`], dispatched once on the kind and looping inside the concrete type.
+pub const TIMING_BATCH: usize = 1_000;
+
+/// The fewest timing samples a query pass gives: when a trial has fewer chunks, the first
+/// trial's query chunks are timed again (same keys, same answers) until it has this many.
+pub const TIMING_REPEATS: u32 = 5;
+
+/// Which code path [`measure`] times (reported as [`Timing::path`]).
+pub const TIMING_PATH: &str = "dynamic (AnyFilter), batched 1000";
+
+/// Time per key of one operation over its timing samples (one sample = one chunk of up to
+/// 16,384 keys, in batches of [`TIMING_BATCH`]).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct TimingStats {
+    /// Median ns per key.
+    pub median: f64,
+    /// Fastest sample, ns per key.
+    pub min: f64,
+    /// Slowest sample, ns per key.
+    pub max: f64,
+    /// How many samples.
+    pub samples: usize,
+}
+
+impl TimingStats {
+    fn of(mut v: Vec<f64>) -> Option<Self> {
+        if v.is_empty() {
+            return None;
+        }
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        let median = if n % 2 == 1 {
+            v[n / 2]
+        } else {
+            f64::midpoint(v[n / 2 - 1], v[n / 2])
+        };
+        Some(Self {
+            median,
+            min: v[0],
+            max: v[n - 1],
+            samples: n,
+        })
+    }
+}
+
+/// How the times were taken, and their spread.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Timing {
+    /// The code path timed: [`TIMING_PATH`].
+    pub path: String,
+    /// Keys per timed call.
+    pub batch: usize,
+    /// Inserts (absent for a static-set kind, whose construction is timed whole).
+    pub insert: Option<TimingStats>,
+    /// Queries of absent keys.
+    pub query: Option<TimingStats>,
+    /// Queries of present keys, when checked.
+    pub query_hit: Option<TimingStats>,
+}
+
+/// Time `count_present` over `items` in batches; returns (elapsed, count).
+fn timed_count(f: &AnyFilter, items: &[&[u8]]) -> (Duration, u64) {
+    let start = Instant::now();
+    let mut c = 0u64;
+    for b in items.chunks(TIMING_BATCH) {
+        c += f.count_present(b);
+    }
+    (start.elapsed(), c)
+}
+
+fn per_key(d: Duration, keys: usize) -> f64 {
+    d.as_nanos() as f64 / keys.max(1) as f64
+}
+
 /// What to measure.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MeasureConfig {
@@ -154,6 +229,8 @@ pub struct Measurement {
     pub insert_failures: u64,
     /// Filter-specific facts of the last trial.
     pub details: Vec<(String, String)>,
+    /// The path timed and the spread of the times (median, min–max).
+    pub timing: Timing,
 }
 
 /// Progress and cancellation hooks.
@@ -203,6 +280,14 @@ pub fn measure(cfg: &MeasureConfig, ctl: &Control<'_>) -> Result<Measurement> {
     let mut model_sum = 0.0;
     let mut last: Option<AnyFilter> = None;
     let mut chunk = KeyChunk::default();
+    let (mut s_ins, mut s_q, mut s_hit) = (Vec::new(), Vec::new(), Vec::new());
+    // Re-timings of each query chunk in the first trial, for at least TIMING_REPEATS samples.
+    let reps_for = |count: u64| -> u32 {
+        let chunks = u32::try_from(count.div_ceil(CHUNK))
+            .unwrap_or(u32::MAX)
+            .max(1);
+        TIMING_REPEATS.div_ceil(chunks).max(1)
+    };
 
     for t in 0..trials {
         let tseed = if trials == 1 {
@@ -238,13 +323,14 @@ pub fn measure(cfg: &MeasureConfig, ctl: &Control<'_>) -> Result<Measurement> {
         while i < n {
             let end = (i + CHUNK).min(n);
             chunk.fill(&keygen, i, end, false);
+            let items: Vec<&[u8]> = chunk.iter().collect();
             let start = Instant::now();
-            for key in chunk.iter() {
-                if f.try_insert(key).is_err() {
-                    fails += 1;
-                }
+            for b in items.chunks(TIMING_BATCH) {
+                fails += f.insert_many(b);
             }
-            t_ins += start.elapsed();
+            let d = start.elapsed();
+            t_ins += d;
+            s_ins.push(per_key(d, items.len()));
             done += end - i;
             i = end;
             ctl.check(done as f64 / total_work)?;
@@ -255,12 +341,15 @@ pub fn measure(cfg: &MeasureConfig, ctl: &Control<'_>) -> Result<Measurement> {
         while j < cfg.queries {
             let end = (j + CHUNK).min(cfg.queries);
             chunk.fill(&keygen, j, end, true);
-            let start = Instant::now();
-            let mut hits = 0u64;
-            for key in chunk.iter() {
-                hits += u64::from(f.contains(key));
+            let items: Vec<&[u8]> = chunk.iter().collect();
+            let (d, hits) = timed_count(&f, &items);
+            t_q += d;
+            s_q.push(per_key(d, items.len()));
+            if t == 0 {
+                for _ in 1..reps_for(cfg.queries) {
+                    s_q.push(per_key(timed_count(&f, &items).0, items.len()));
+                }
             }
-            t_q += start.elapsed();
             trial_fp += hits;
             done += end - j;
             j = end;
@@ -276,12 +365,15 @@ pub fn measure(cfg: &MeasureConfig, ctl: &Control<'_>) -> Result<Measurement> {
             while i < n {
                 let end = (i + CHUNK).min(n);
                 chunk.fill(&keygen, i, end, false);
-                let start = Instant::now();
-                let mut found = 0u64;
-                for key in chunk.iter() {
-                    found += u64::from(f.contains(key));
+                let items: Vec<&[u8]> = chunk.iter().collect();
+                let (d, found) = timed_count(&f, &items);
+                t_hit += d;
+                s_hit.push(per_key(d, items.len()));
+                if t == 0 {
+                    for _ in 1..reps_for(n) {
+                        s_hit.push(per_key(timed_count(&f, &items).0, items.len()));
+                    }
                 }
-                t_hit += start.elapsed();
                 // Keys whose insert was refused (a full filter) are not expected to be found.
                 fneg += (end - i) - found.min(end - i);
                 done += end - i;
@@ -355,6 +447,13 @@ pub fn measure(cfg: &MeasureConfig, ctl: &Control<'_>) -> Result<Measurement> {
         seed: cfg.seed,
         insert_failures: fails,
         details: f.details(),
+        timing: Timing {
+            path: TIMING_PATH.to_string(),
+            batch: TIMING_BATCH,
+            insert: TimingStats::of(s_ins),
+            query: TimingStats::of(s_q),
+            query_hit: TimingStats::of(s_hit),
+        },
     })
 }
 
@@ -471,6 +570,26 @@ mod tests {
             "{r:?}"
         );
         assert_eq!(r.queries, 200_000);
+    }
+
+    #[test]
+    fn timing_reports_its_path_and_a_spread() {
+        let spec = FilterSpec::new(FilterKind::Standard, 1_000, 0.01);
+        let mut cfg = MeasureConfig::new(spec, KeyKind::U64);
+        cfg.queries = 40_000; // 3 chunks: re-timed to reach 5 samples or more
+        let r = measure(&cfg, &Control::default()).unwrap();
+        let t = &r.timing;
+        assert_eq!((t.path.as_str(), t.batch), (TIMING_PATH, TIMING_BATCH));
+        let q = t.query.as_ref().unwrap();
+        assert_eq!(q.samples, 6, "3 chunks timed twice each");
+        assert!(q.min <= q.median && q.median <= q.max, "{q:?}");
+        let h = t.query_hit.as_ref().unwrap();
+        assert_eq!(h.samples, TIMING_REPEATS as usize, "1 chunk timed 5 times");
+        assert_eq!(t.insert.as_ref().unwrap().samples, 1);
+        assert_eq!(r.false_negatives, 0);
+        let s = TimingStats::of(vec![3.0, 1.0, 2.0, 10.0]).unwrap();
+        assert_eq!((s.median, s.min, s.max, s.samples), (2.5, 1.0, 10.0, 4));
+        assert_eq!(TimingStats::of(Vec::new()), None);
     }
 
     #[test]

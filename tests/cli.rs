@@ -250,6 +250,13 @@ fn measure_json_has_the_documented_fields() {
     for t in ["classic", "exact", "model"] {
         assert!(v["theory"].get(t).is_some(), "missing theory.{t}");
     }
+    assert_eq!(v["timing"]["path"], "dynamic (AnyFilter), batched 1000");
+    assert_eq!(v["timing"]["batch"], 1000);
+    for op in ["insert", "query", "query_hit"] {
+        for f in ["median", "min", "max", "samples"] {
+            assert!(v["timing"][op].get(f).is_some(), "missing timing.{op}.{f}");
+        }
+    }
     assert_eq!(v["false_negatives"], 0);
     assert_eq!(v["m_bits"], 47_925);
     assert_eq!(v["queries"], 20_000);

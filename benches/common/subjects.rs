@@ -20,7 +20,7 @@ use bloomlab::filters::{
     BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, QuotientFilter, RibbonFilter,
     ScalableBloom, SplitBlockBloom, XorFilter,
 };
-use bloomlab::hash::{EnhancedDoubleHashing, Foldhash, ItemHasher, Sip13, Xxh3};
+use bloomlab::hash::{EnhancedDouble64, EnhancedDoubleHashing, Foldhash, ItemHasher, Sip13, Xxh3};
 use bloomlab::{Filter, StandardBloom};
 use std::collections::HashSet;
 
@@ -542,6 +542,24 @@ pub fn entries() -> Vec<Entry> {
         lab!("bloomlab-standard-sip13", Both, |n, p| {
             StandardBloom::with_rate_and(n, p, Sip13::keyed(1, 2), EnhancedDoubleHashing)
         }),
+        // The same code as `bloomlab-standard` under another name: the noise witness (its
+        // ratio to `bloomlab-standard` is how far any ratio of the run can be off).
+        lab!("bloomlab-standard-witness", Bench, |n, p| {
+            StandardBloom::with_rate(n, p)
+        }),
+        // fastbloom's pairing: SipHash-1-3 with 64-bit output (what fastbloom's default hasher
+        // computes) and the 64-bit strategy enhanced-double-64.
+        lab!("bloomlab-standard-sip13-64", Both, |n, p| {
+            StandardBloom::with_rate_and(n, p, Sip13::keyed(1, 2), EnhancedDouble64)
+        }),
+        // fastbloom-foldhash's pairing: foldhash (fast, fixed seed), 64-bit, enhanced-double-64.
+        lab!("bloomlab-standard-foldhash-64", Both, |n, p| {
+            StandardBloom::with_rate_and(n, p, Foldhash::with_seed(SEED as u64), EnhancedDouble64)
+        }),
+        // The default hash (xxh3, its 64-bit form) with enhanced-double-64.
+        lab!("bloomlab-standard-xxh3-64", Both, |n, p| {
+            StandardBloom::with_rate_and(n, p, Xxh3::default(), EnhancedDouble64)
+        }),
         lab!("bloomlab-counting", Both, |n, p| CountingBloom::with_rate(
             n, p
         )),
@@ -566,6 +584,10 @@ pub fn entries() -> Vec<Entry> {
             BlockedBloom::with_rate_and(n, p, None, Foldhash::default())
         }),
         lab!("bloomlab-scalable", Both, |n, p| ScalableBloom::new(n, p)),
+        // Started at n/1000 and filled to n (about ten layers), like growable-bloom-filter-grown.
+        lab!("bloomlab-scalable-grown", Bench, |n: u64, p| {
+            ScalableBloom::new((n / 1000).max(1), p)
+        }),
         lab!("bloomlab-cuckoo", Both, |n, p| CuckooFilter::with_rate(
             n, p
         )),
@@ -643,6 +665,25 @@ pub fn entries() -> Vec<Entry> {
                     format!(
                         "partitioned, est_insertions=n, tightening 0.8515625 (default), {b} bits"
                     ),
+                )
+            },
+        ),
+        dynamic(
+            "growable-bloom-filter-grown",
+            "u64 via Hash",
+            Role::Bench,
+            |n, p| growable_bloom_filter::GrowableBloom::new(p, (n as usize / 1000).max(1)),
+            |f, keys| {
+                for &k in keys {
+                    f.insert(k);
+                }
+            },
+            |f, keys| count(f, keys, |f, k| f.contains(k)),
+            |f| {
+                let b = growable_bytes(f) * 8;
+                (
+                    b,
+                    format!("est_insertions=n/1000, filled to n, tightening 0.8515625, {b} bits"),
                 )
             },
         ),

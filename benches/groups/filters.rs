@@ -45,7 +45,7 @@ pub fn run(c: &mut Criterion) {
             query(c, "query_hit", e.name, n, s.as_ref(), fill_hits);
             query(c, "query_miss", e.name, n, s.as_ref(), fill_misses);
             if e.dynamic && wanted(&ids[0]) {
-                insert(c, e.name, n, &mut s);
+                insert(c, "insert", e.name, n, &mut s);
             }
             drop(s);
             // Static filters: construction from all n keys (up to 10^6 keys: one build a sample).
@@ -57,7 +57,7 @@ pub fn run(c: &mut Criterion) {
 }
 
 /// Build `e` for n keys and insert `key(0..fill)`.
-fn build_filled(e: &Entry, n: u64, fill: u64) -> Box<dyn Subject> {
+pub fn build_filled(e: &Entry, n: u64, fill: u64) -> Box<dyn Subject> {
     if e.dynamic {
         let mut s = (e.build)(n, P, &[]);
         fill_range(s.as_mut(), 0, fill);
@@ -79,7 +79,7 @@ fn fill_range(s: &mut dyn Subject, from: u64, to: u64) {
     }
 }
 
-fn query(
+pub fn query(
     c: &mut Criterion,
     op: &str,
     name: &str,
@@ -119,13 +119,14 @@ fn build(c: &mut Criterion, e: &Entry, n: u64) {
     g.finish();
 }
 
-fn insert(c: &mut Criterion, name: &str, n: u64, s: &mut Box<dyn Subject>) {
+/// The insert bench of `s` in criterion group `group` (`insert`, or `dynamic_insert`).
+pub fn insert(c: &mut Criterion, group: &str, name: &str, n: u64, s: &mut Box<dyn Subject>) {
     let half = n / 2;
     s.reset();
     fill_range(s.as_mut(), 0, half);
     let mut next = half;
     let mut buf = vec![0u64; BATCH];
-    let mut g = c.benchmark_group("insert");
+    let mut g = c.benchmark_group(group);
     g.throughput(Throughput::Elements(BATCH as u64));
     g.bench_function(BenchmarkId::new(name, n), |b| {
         b.iter_custom(|iters| {

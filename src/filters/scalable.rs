@@ -210,7 +210,9 @@ impl<H: ItemHasher, S: IndexStrategy> ScalableBloom<H, S> {
     pub fn pattern_excess(strategy: StrategyId) -> f64 {
         match strategy {
             StrategyId::Independent => 0.0,
-            StrategyId::EnhancedDouble => 2.0,
+            // enhanced-double-64 measured at m = 64, n = 6, k = 7 (classic-vs-exact, 40,000
+            // filters): 0.15 units of n/m² over the exact rate, below enhanced double's 0.87.
+            StrategyId::EnhancedDouble | StrategyId::EnhancedDouble64 => 2.0,
             StrategyId::Double | StrategyId::Guava32 | StrategyId::Guava64 => 6.0,
         }
     }
@@ -223,7 +225,7 @@ impl<H: ItemHasher, S: IndexStrategy> ScalableBloom<H, S> {
     pub fn pattern_estimate(strategy: StrategyId) -> f64 {
         match strategy {
             StrategyId::Independent => 0.0,
-            StrategyId::EnhancedDouble => 1.0,
+            StrategyId::EnhancedDouble | StrategyId::EnhancedDouble64 => 1.0,
             StrategyId::Double | StrategyId::Guava32 | StrategyId::Guava64 => 3.5,
         }
     }

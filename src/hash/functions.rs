@@ -78,7 +78,13 @@ impl ItemHasher for Sip13 {
     #[inline]
     fn hash64(&self, bytes: &[u8]) -> u64 {
         let mut h = siphasher::sip::SipHasher13::new_with_keys(self.k0, self.k1);
-        h.write(bytes);
+        // An 8-byte item (a u64 key) as one word: the same SipHash of the same bytes
+        // (siphasher's `write_u64` writes the little-endian bytes), without the generic tail loop.
+        if let Ok(w) = <[u8; 8]>::try_from(bytes) {
+            h.write_u64(u64::from_le_bytes(w));
+        } else {
+            h.write(bytes);
+        }
         h.finish()
     }
     #[inline]
@@ -146,7 +152,13 @@ impl ItemHasher for Sip24 {
     #[inline]
     fn hash64(&self, bytes: &[u8]) -> u64 {
         let mut h = siphasher::sip::SipHasher24::new_with_keys(self.k0, self.k1);
-        h.write(bytes);
+        // An 8-byte item (a u64 key) as one word: the same SipHash of the same bytes
+        // (siphasher's `write_u64` writes the little-endian bytes), without the generic tail loop.
+        if let Ok(w) = <[u8; 8]>::try_from(bytes) {
+            h.write_u64(u64::from_le_bytes(w));
+        } else {
+            h.write(bytes);
+        }
         h.finish()
     }
     #[inline]
@@ -714,6 +726,16 @@ mod tests {
             wyhash::final3::wyhash(x, 9, WY_SECRET)
         );
         assert_eq!(Murmur3::with_seed(9).hash64(x), murmur3_x64_128(x, 9).0);
+        // 8-byte items take the one-word path: the same SipHash of the same bytes.
+        for len in [7usize, 8, 9] {
+            let y = &x[..len];
+            let mut a = siphasher::sip::SipHasher13::new_with_keys(3, 4);
+            a.write(y);
+            assert_eq!(Sip13::keyed(3, 4).hash64(y), a.finish(), "sip13 len {len}");
+            let mut b = siphasher::sip::SipHasher24::new_with_keys(3, 4);
+            b.write(y);
+            assert_eq!(Sip24::keyed(3, 4).hash64(y), b.finish(), "sip24 len {len}");
+        }
         // 64-bit functions: hash128 widens hash64.
         for h in [
             AnyHasher::new(HashId::Wyhash, 5),

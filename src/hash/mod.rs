@@ -20,8 +20,8 @@ pub use functions::{
 };
 pub use key::{KeyMaterial, PersistHasher, key_fingerprint, key_material};
 pub use strategy::{
-    AnyStrategy, DoubleHashing, EnhancedDoubleHashing, Guava32, Guava64, Independent,
-    IndexStrategy, PersistStrategy, Prehash, reduce,
+    AnyStrategy, DoubleHashing, EnhancedDouble64, EnhancedDoubleHashing, Guava32, Guava64,
+    Independent, IndexStrategy, PersistStrategy, Prehash, reduce,
 };
 
 use crate::error::{Error, Result};
@@ -205,13 +205,17 @@ pub enum StrategyId {
     Guava32,
     /// Guava's `MURMUR128_MITZ_64` (Guava's default since 2013).
     Guava64,
+    /// Enhanced double hashing in 64-bit fixed point on one 64-bit hash (branch-free).
+    #[serde(rename = "enhanced-double-64")]
+    EnhancedDouble64,
 }
 
 impl StrategyId {
     /// All strategies, in display order.
-    pub const ALL: [StrategyId; 5] = [
+    pub const ALL: [StrategyId; 6] = [
         StrategyId::Double,
         StrategyId::EnhancedDouble,
+        StrategyId::EnhancedDouble64,
         StrategyId::Independent,
         StrategyId::Guava32,
         StrategyId::Guava64,
@@ -226,6 +230,7 @@ impl StrategyId {
             StrategyId::Independent => "independent",
             StrategyId::Guava32 => "guava32",
             StrategyId::Guava64 => "guava64",
+            StrategyId::EnhancedDouble64 => "enhanced-double-64",
         }
     }
 
@@ -246,6 +251,7 @@ impl StrategyId {
             StrategyId::Independent => 2,
             StrategyId::Guava32 => 3,
             StrategyId::Guava64 => 4,
+            StrategyId::EnhancedDouble64 => 5,
         }
     }
 
@@ -259,6 +265,7 @@ impl StrategyId {
             2 => StrategyId::Independent,
             3 => StrategyId::Guava32,
             4 => StrategyId::Guava64,
+            5 => StrategyId::EnhancedDouble64,
             _ => return None,
         })
     }
@@ -327,6 +334,7 @@ mod tests {
             (StrategyId::Independent, 2),
             (StrategyId::Guava32, 3),
             (StrategyId::Guava64, 4),
+            (StrategyId::EnhancedDouble64, 5),
         ];
         assert_eq!(
             table.len(),
@@ -338,6 +346,11 @@ mod tests {
             assert_eq!(StrategyId::from_code(code), Some(id), "{code}");
         }
         assert_eq!(StrategyId::from_code(0xFF), None, "0xFF means no strategy");
+        #[cfg(feature = "cli")]
+        for id in StrategyId::ALL {
+            let json = serde_json::to_string(&id).unwrap();
+            assert_eq!(json, format!("\"{}\"", id.name()), "serde and name() agree");
+        }
     }
 
     /// Every byte decodes to nothing or to an id that encodes back to it, and every id is reached

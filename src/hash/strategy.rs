@@ -41,7 +41,16 @@ pub trait IndexStrategy: Clone + Copy + Send + Sync + Debug + Default + 'static 
     /// [`IndexStrategy::for_each_index_of`].
     #[inline]
     fn prehash<'a, H: ItemHasher>(&self, hasher: &H, item: &'a [u8]) -> Prehash<'a> {
-        Prehash(Pre::Hash(hasher.hash128(item)))
+        Prehash(Pre::Hash(self.hash_item(hasher, item)))
+    }
+
+    /// The one hash of `item` this strategy's positions are a function of: the 128-bit hash
+    /// for most strategies; [`EnhancedDouble64`] needs only 64 bits and takes the hasher's
+    /// native [`ItemHasher::hash64`] (in `lo`, `hi` = 0), which is cheaper for every 64-bit
+    /// function and for SipHash (one finalisation instead of two).
+    #[inline(always)]
+    fn hash_item<H: ItemHasher>(&self, hasher: &H, item: &[u8]) -> Hash128 {
+        hasher.hash128(item)
     }
 
     /// Call `f` with each of the k positions in `[0, m)` of the item `pre` was made from, in
@@ -73,7 +82,7 @@ pub trait IndexStrategy: Clone + Copy + Send + Sync + Debug + Default + 'static 
         m: u64,
         f: F,
     ) -> bool {
-        self.for_each_hashed(hasher.hash128(item), k, m, f)
+        self.for_each_hashed(self.hash_item(hasher, item), k, m, f)
     }
 }
 
@@ -204,6 +213,59 @@ impl IndexStrategy for EnhancedDoubleHashing {
     }
 }
 // ANCHOR_END: enhanced_double
+
+/// Enhanced double hashing (Dillinger & Manolios 2004, FMCAD, §5: `g_i = h1 + i·h2 + (i³ − i)/6`)
+/// carried out in wrapping 64-bit **fixed point** instead of modulo m, on the hasher's native
+/// 64-bit hash: `x = h`, `y = h·φ` (φ = 0x9E37_79B9_7F4A_7C15, the golden-ratio multiplier, so
+/// both come from one 64-bit value, as fastbloom derives its second hash), then per position
+/// `reduce(x, m)`, `x += y`, `d += u`, `y += d` — three additions and one multiply-shift, no
+/// compare, no branch. The cubic term advances in units `u = 2^(64 − ⌊log₂ m⌋)`, which is
+/// between 1 and 2 cells (`u·m/2⁶⁴ ∈ [1, 2)`), so it does not vanish below one cell as a
+/// plain `+i` in 64-bit arithmetic would (see [`EnhancedDoubleHashing`]); `u` is one
+/// leading-zero count and a shift per query (a division by m, for exactly one cell, would cost
+/// more than the whole loop). A zero step gives positions `x, x, x+u, x+4u, …` (k − 1
+/// distinct), as in the mod-m form.
+///
+/// The positions are pinned (strategy code 5, name `enhanced-double-64`): they differ from
+/// `enhanced-double`'s, which keeps its own code and answers as before.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EnhancedDouble64;
+
+/// The multiplier [`EnhancedDouble64`] derives its step from: ⌊2⁶⁴/φ⌋, odd.
+const PHI64: u64 = 0x9E37_79B9_7F4A_7C15;
+
+// ANCHOR: enhanced_double_64
+impl IndexStrategy for EnhancedDouble64 {
+    fn id(&self) -> StrategyId {
+        StrategyId::EnhancedDouble64
+    }
+    #[inline(always)]
+    fn hash_item<H: ItemHasher>(&self, hasher: &H, item: &[u8]) -> Hash128 {
+        Hash128 {
+            lo: hasher.hash64(item),
+            hi: 0,
+        }
+    }
+    /// Uses `h.lo` only (what [`Self::hash_item`] fills).
+    #[inline(always)]
+    fn for_each_hashed<F: FnMut(u64) -> bool>(&self, h: Hash128, k: u32, m: u64, mut f: F) -> bool {
+        let mut x = h.lo;
+        let mut y = h.lo.wrapping_mul(PHI64);
+        // 2^(64 - floor(log2 m)); for m = 1 the shift wraps to 1, and every position is 0 anyway.
+        let u = 1u64.wrapping_shl(m.leading_zeros() + 1);
+        let mut d = 0u64;
+        for _ in 0..k {
+            if !f(reduce(x, m)) {
+                return false;
+            }
+            x = x.wrapping_add(y);
+            d = d.wrapping_add(u);
+            y = y.wrapping_add(d);
+        }
+        true
+    }
+}
+// ANCHOR_END: enhanced_double_64
 
 /// k independently seeded hash computations (seeds 0..k): the model the textbook formulas
 /// assume, at k times the hashing cost. The baseline the cheaper strategies are measured against.
@@ -345,6 +407,7 @@ impl IndexStrategy for AnyStrategy {
     fn prehash<'a, H: ItemHasher>(&self, hasher: &H, item: &'a [u8]) -> Prehash<'a> {
         match self.0 {
             StrategyId::Independent => Independent.prehash(hasher, item),
+            StrategyId::EnhancedDouble64 => EnhancedDouble64.prehash(hasher, item),
             StrategyId::Double
             | StrategyId::EnhancedDouble
             | StrategyId::Guava32
@@ -366,6 +429,9 @@ impl IndexStrategy for AnyStrategy {
                 EnhancedDoubleHashing.for_each_index_of(hasher, pre, k, m, f)
             }
             StrategyId::Independent => Independent.for_each_index_of(hasher, pre, k, m, f),
+            StrategyId::EnhancedDouble64 => {
+                EnhancedDouble64.for_each_index_of(hasher, pre, k, m, f)
+            }
             StrategyId::Guava32 => Guava32.for_each_index_of(hasher, pre, k, m, f),
             StrategyId::Guava64 => Guava64.for_each_index_of(hasher, pre, k, m, f),
         }
@@ -376,6 +442,7 @@ impl IndexStrategy for AnyStrategy {
             StrategyId::Double => DoubleHashing.for_each_hashed(h, k, m, f),
             StrategyId::EnhancedDouble => EnhancedDoubleHashing.for_each_hashed(h, k, m, f),
             StrategyId::Independent => Independent.for_each_hashed(h, k, m, f),
+            StrategyId::EnhancedDouble64 => EnhancedDouble64.for_each_hashed(h, k, m, f),
             StrategyId::Guava32 => Guava32.for_each_hashed(h, k, m, f),
             StrategyId::Guava64 => Guava64.for_each_hashed(h, k, m, f),
         }
@@ -395,6 +462,7 @@ impl IndexStrategy for AnyStrategy {
                 EnhancedDoubleHashing.for_each_index(hasher, item, k, m, f)
             }
             StrategyId::Independent => Independent.for_each_index(hasher, item, k, m, f),
+            StrategyId::EnhancedDouble64 => EnhancedDouble64.for_each_index(hasher, item, k, m, f),
             StrategyId::Guava32 => Guava32.for_each_index(hasher, item, k, m, f),
             StrategyId::Guava64 => Guava64.for_each_index(hasher, item, k, m, f),
         }
@@ -429,6 +497,7 @@ macro_rules! persist_strategy {
 persist_strategy!(
     DoubleHashing,
     EnhancedDoubleHashing,
+    EnhancedDouble64,
     Independent,
     Guava32,
     Guava64
@@ -444,6 +513,12 @@ impl PersistStrategy for AnyStrategy {
 mod tests {
     use super::*;
     use crate::hash::{AnyHasher, HashId};
+
+    const PINNED_A: [u64; 7] = [4_444, 53_572, 102_702, 151_836, 200_976, 250_123, 299_280];
+    const PINNED_ZERO: [u64; 7] = [0, 0, 1, 4, 10, 20, 35];
+    const PINNED_MAX: [u64; 7] = [
+        9_585_057, 3_661_166, 7_322_333, 1_398_445, 5_059_618, 8_720_796, 2_796_922,
+    ];
 
     fn indices<S: IndexStrategy, H: ItemHasher>(
         s: S,
@@ -574,6 +649,95 @@ mod tests {
                     "lo={lo} hi={hi} m={m}"
                 );
             }
+        }
+    }
+
+    /// The positions of `enhanced-double-64` are a file format (strategy code 5): pinned as
+    /// literals for fixed 64-bit hashes, so any change to the formulation fails here.
+    #[test]
+    fn enhanced_double_64_positions_are_pinned() {
+        let cases: [(u64, u64, &[u64]); 3] = [
+            (0x0123_4567_89ab_cdef, 1_000_003, &PINNED_A),
+            (0, 256, &PINNED_ZERO),
+            (u64::MAX, 9_585_058, &PINNED_MAX),
+        ];
+        for (h, m, want) in cases {
+            let got = indices(EnhancedDouble64, &Fixed(h, 0xdead), b"", 7, m);
+            assert_eq!(got, want, "h={h:#x} m={m}");
+        }
+    }
+
+    #[test]
+    fn enhanced_double_64_hashes_64_bits_on_every_path() {
+        // Sip13's hash64 is SipHash-1-3 with 64-bit output, not a half of its 128-bit hash: the
+        // strategy must see the same value whether reached directly, by id, or prehashed.
+        let h = AnyHasher::new(HashId::Sip13, 3);
+        for i in 0u64..200 {
+            let item = i.to_le_bytes();
+            let direct = indices(EnhancedDouble64, &h, &item, 7, 10_007);
+            let any = indices(
+                AnyStrategy(StrategyId::EnhancedDouble64),
+                &h,
+                &item,
+                7,
+                10_007,
+            );
+            let want: Vec<u64> = {
+                let mut v = Vec::new();
+                EnhancedDouble64.for_each_hashed(
+                    Hash128 {
+                        lo: h.hash64(&item),
+                        hi: 0,
+                    },
+                    7,
+                    10_007,
+                    |j| {
+                        v.push(j);
+                        true
+                    },
+                );
+                v
+            };
+            let mut pre = Vec::new();
+            let p = AnyStrategy(StrategyId::EnhancedDouble64).prehash(&h, &item);
+            EnhancedDouble64.for_each_index_of(&h, p, 7, 10_007, |j| {
+                pre.push(j);
+                true
+            });
+            assert_eq!(direct, want);
+            assert_eq!(any, want);
+            assert_eq!(pre, want);
+        }
+    }
+
+    #[test]
+    fn enhanced_double_64_positions_are_distinct_at_large_m() {
+        // At m = 2^40 a repeated position among 7 has probability ~21/2^40 per item: over 20,000
+        // items a repeat means the formulation collapses positions (e.g. a step not taken).
+        let h = AnyHasher::new(HashId::Xxh3, 0);
+        for i in 0u64..20_000 {
+            let mut v = indices(EnhancedDouble64, &h, &i.to_le_bytes(), 7, 1 << 40);
+            v.sort_unstable();
+            v.dedup();
+            assert_eq!(v.len(), 7, "item {i}");
+        }
+    }
+
+    #[test]
+    fn enhanced_double_64_survives_a_zero_step() {
+        // h = 0 gives x = y = 0: only the cubic term moves the positions (k - 1 distinct).
+        for m in [64u64, 256, 1000, 1 << 20] {
+            let v = indices(EnhancedDouble64, &Fixed(0, 0), b"", 7, m);
+            let mut d = v.clone();
+            d.sort_unstable();
+            d.dedup();
+            assert_eq!(d.len(), 6, "m={m}: {v:?}");
+        }
+        // The cubic unit is 1 to 2 cells for every m.
+        for m in [2u64, 3, 255, 256, 257, 1 << 40, (1 << 63) + 1, u64::MAX] {
+            let u = 1u64.wrapping_shl(m.leading_zeros() + 1);
+            let cells = u128::from(u) * u128::from(m);
+            assert!((1 << 64..2 << 64).contains(&cells), "m={m}");
         }
     }
 

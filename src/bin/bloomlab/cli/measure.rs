@@ -302,6 +302,23 @@ fn print_text(r: &Measurement) -> Result<()> {
             .map(|h| format!(", {h:.1} ns/query (present)"))
             .unwrap_or_default()
     )?;
+    let spread = |name: &str, t: &Option<bloomlab::measure::TimingStats>| {
+        t.as_ref()
+            .map(|t| format!("{name} {:.1} [{:.1}–{:.1}]", t.median, t.min, t.max))
+    };
+    let parts: Vec<String> = [
+        spread("insert", &r.timing.insert),
+        spread("query (absent)", &r.timing.query),
+        spread("query (present)", &r.timing.query_hit),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    outln!(
+        "  median    {} ns [min–max over samples]; timed: {}",
+        parts.join(", "),
+        r.timing.path
+    )?;
     for (k, v) in &r.details {
         outln!("  {k:<9} {v}")?;
     }

@@ -25,6 +25,7 @@ fn short(s: StrategyId) -> &'static str {
         StrategyId::Independent => "independent",
         StrategyId::Guava32 => "guava32",
         StrategyId::Guava64 => "guava64",
+        StrategyId::EnhancedDouble64 => "enh-dbl-64",
         _ => "?",
     }
 }
@@ -123,7 +124,8 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
     }
     let mut widths = vec![Constraint::Length(8)];
     widths.extend(std::iter::repeat_n(
-        Constraint::Min(12),
+        // Six strategy columns fit 80 columns at 10 each.
+        Constraint::Min(10),
         StrategyId::ALL.len(),
     ));
     f.render_widget(
