@@ -32,7 +32,9 @@ pub fn key_to_msg(key: KeyEvent, tab: Tab, typing: bool) -> Option<Msg> {
         };
     }
     let msg = match key.code {
-        KeyCode::Char('q') | KeyCode::Esc => Msg::Quit,
+        KeyCode::Char('q') => Msg::Quit,
+        // Esc only ever leaves something (a text box, above); outside one it never quits.
+        KeyCode::Esc => Msg::Escape,
         KeyCode::Tab => Msg::NextTab,
         KeyCode::BackTab => Msg::PrevTab,
         KeyCode::Char('?') | KeyCode::F(1) => Msg::Goto(Tab::Help),
@@ -86,7 +88,12 @@ mod tests {
                 key_to_msg(key(KeyCode::Char('q')), tab, false),
                 Some(Msg::Quit)
             );
-            assert_eq!(key_to_msg(key(KeyCode::Esc), tab, false), Some(Msg::Quit));
+            // Esc never quits: outside a text box it only says how to quit.
+            assert_eq!(key_to_msg(key(KeyCode::Esc), tab, false), Some(Msg::Escape));
+            assert_eq!(
+                key_to_msg(key(KeyCode::Esc), tab, true),
+                Some(Msg::CancelEdit)
+            );
             assert_eq!(
                 key_to_msg(key(KeyCode::Tab), tab, false),
                 Some(Msg::NextTab)

@@ -47,6 +47,8 @@ pub enum Msg {
     Submit,
     /// Esc while editing: discard.
     CancelEdit,
+    /// Esc with no text box open: nothing to leave (never quits).
+    Escape,
     /// `a`: back to automatic (k optimal, m from p).
     Auto,
     /// `v`: next chart / next metric.

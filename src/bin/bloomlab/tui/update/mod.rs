@@ -43,6 +43,14 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Cmd> {
                 Cmd::Cancel(Slot::Hashes),
             ]
         }
+        Msg::Escape => {
+            info(
+                s,
+                Level::Info,
+                "Esc leaves a text box; nothing to leave here (q quits)",
+            );
+            Vec::new()
+        }
         Msg::Goto(t) => switch_tab(s, t),
         Msg::NextTab => {
             let i = (s.tab.index() + 1) % Tab::ALL.len();

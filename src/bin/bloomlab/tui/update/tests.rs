@@ -476,3 +476,28 @@ fn large_filters_are_sized_in_the_background_then_measured() {
     let std_bytes = s.explore.params.design().unwrap().bytes;
     assert!(bytes.abs_diff(4 * std_bytes) < 16, "{bytes} {std_bytes}");
 }
+
+/// Esc leaves a text box and never quits, however often it is pressed; q quits.
+#[test]
+fn esc_never_quits() {
+    use crate::tui::event::key_to_msg;
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    let esc = KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE);
+    let mut s = State::new();
+    init(&mut s);
+    for tab in Tab::ALL {
+        update(&mut s, Msg::Goto(tab));
+        update(&mut s, Msg::StartEdit);
+        for _ in 0..3 {
+            if let Some(m) = key_to_msg(esc, s.tab, s.typing()) {
+                update(&mut s, m);
+            }
+            assert!(!s.quit, "{tab:?}");
+            assert!(!s.typing(), "{tab:?}");
+        }
+    }
+    let q = KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE);
+    let m = key_to_msg(q, s.tab, s.typing()).unwrap();
+    update(&mut s, m);
+    assert!(s.quit);
+}

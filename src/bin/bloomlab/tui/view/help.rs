@@ -16,7 +16,8 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
             ("Tab / Shift-Tab", "next / previous screen"),
             ("1 2 3 4 5", "Explore, Compare, Hashes, Walkthrough, Help"),
             ("? or F1", "this help"),
-            ("q, Esc, Ctrl-C", "quit (Esc first leaves a text box)"),
+            ("q, Ctrl-C", "quit"),
+            ("Esc", "leave a text box (never quits)"),
         ],
     ),
     (
