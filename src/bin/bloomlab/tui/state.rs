@@ -521,29 +521,76 @@ impl Hashes {
     }
 }
 
+/// Absent words the Walkthrough queries for its measured rate.
+pub const WALK_QUERIES: u64 = 4096;
+/// Walkthrough filter sizes offered.
+pub const WALK_M: std::ops::RangeInclusive<u64> = 8..=64;
+/// Walkthrough hash counts offered.
+pub const WALK_K: std::ops::RangeInclusive<u32> = 1..=8;
+
 /// The Walkthrough screen: the library's example session ([`Walkthrough`]: the filter, its
-/// words, bit or counting mode) and what the screen adds (the word box, the log).
+/// words, bit or counting mode) and what the screen adds (the word box, the log, the rates).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Walk {
-    /// The m = 16, k = 3 example filter.
+    /// The filter (m = 16, k = 3 at first; m and k adjustable).
     pub session: Walkthrough,
     /// The word in the box.
     pub input: String,
+    /// The word before typing began (Esc, or Enter on an empty box, brings it back).
+    pub before_edit: Option<String>,
     /// Typing into the box.
     pub editing: bool,
     /// Actions so far (word, what happened), oldest first, at most [`WALK_LOG`].
     pub log: Vec<(String, Outcome)>,
+    /// False positives among [`WALK_QUERIES`] absent words, for the filter as it is now.
+    pub measured_fp: u64,
 }
 
 impl Walk {
     /// The articles' starting point (apple and banana inserted), the box holding "cherry".
     pub fn new() -> Self {
-        Self {
+        let mut w = Self {
             session: Walkthrough::story(walkthrough::SEED),
             input: "cherry".into(),
+            before_edit: None,
             editing: false,
             log: Vec::new(),
+            measured_fp: 0,
+        };
+        w.remeasure();
+        w
+    }
+
+    /// Query the absent words again (after any change of the filter).
+    pub fn remeasure(&mut self) {
+        self.measured_fp = self.session.measured_false_positives(WALK_QUERIES);
+    }
+
+    /// Items inserted (with repeats).
+    pub fn n(&self) -> u64 {
+        self.session.words().len() as u64
+    }
+
+    /// The measured rate over [`WALK_QUERIES`] absent words.
+    pub fn measured_rate(&self) -> f64 {
+        self.measured_fp as f64 / WALK_QUERIES as f64
+    }
+
+    /// Rebuild with `m` bits and `k` hashes (clamped to [`WALK_M`], [`WALK_K`]), inserting the
+    /// same words again in the same order; the mode stays, the log is cleared.
+    pub fn resize(&mut self, m: u64, k: u32) {
+        let m = m.clamp(*WALK_M.start(), *WALK_M.end());
+        let k = k.clamp(*WALK_K.start(), *WALK_K.end());
+        let Ok(mut fresh) = Walkthrough::with_size(self.session.seed(), m, k) else {
+            return;
+        };
+        fresh.set_counting(self.session.counting());
+        for (w, _) in self.session.words() {
+            let _ = fresh.insert(w);
         }
+        self.session = fresh;
+        self.log.clear();
+        self.remeasure();
     }
 
     /// The last action and its outcome.
@@ -558,18 +605,21 @@ impl Walk {
             self.log.remove(0);
         }
         self.log.push((word, out));
+        self.remeasure();
     }
 
     /// Empty the filter and the log.
     pub fn clear(&mut self) {
         self.session.clear();
         self.log.clear();
+        self.remeasure();
     }
 
     /// Empty the log, reload apple and banana.
     pub fn preload(&mut self) {
         self.session.preload();
         self.log.clear();
+        self.remeasure();
     }
 }
 

@@ -67,6 +67,11 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
             ("d", "delete the word (counting mode only)"),
             ("m", "bit mode / counting mode (4-bit counters)"),
             (
+                "← →  - +",
+                "m (bits) ∓8 / ±1, from 8 to 64; the words are inserted again",
+            ),
+            ("↑ ↓", "k (hashes) ±1, from 1 to 8"),
+            (
                 "x / p",
                 "clear the filter / start again with apple and banana",
             ),
@@ -116,7 +121,8 @@ pub const SCREENS: &[(&str, &str)] = &[
          a bit; checking grape finds a 0 bit (definitely absent); checking cherry finds all \
          three bits set by apple and banana: a false positive, and the screen says who set \
          each bit. In counting mode d deletes, and deleting a false positive creates false \
-         negatives.",
+         negatives. Change m and k and watch the fill, the classic and exact rates for this m, \
+         k and n, and the rate measured over 4,096 absent words.",
     ),
 ];
 

@@ -122,8 +122,8 @@ fn hints(s: &State) -> (&'static str, &'static str) {
             "type a word · Enter or Esc when done",
         ),
         Tab::Walkthrough => (
-            "Enter/i type  a insert  c check  d delete  m counting  x clear  p reload  Tab screen  ? help  q quit",
-            "Enter type  a insert  c check  d delete  m counting  x clear  p reload  q quit",
+            "Enter/i type  a insert  c check  d delete  ←→ m ±8  +- m ±1  ↑↓ k  m counting  x clear  p reload  Tab screen  q quit",
+            "Enter type a ins c chk d del ←→ m±8 +- m±1 ↑↓ k m cnt x clr p load q quit",
         ),
         Tab::Help => (
             "↑↓ PgUp/PgDn scroll · 1-4 or Tab for a screen · q quit",
