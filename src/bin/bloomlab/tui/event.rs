@@ -60,6 +60,8 @@ pub fn key_to_msg(key: KeyEvent, tab: Tab, typing: bool) -> Option<Msg> {
 fn letter(c: char, tab: Tab) -> Option<Msg> {
     match (tab, c) {
         (Tab::Explore, 'a') => Some(Msg::Auto),
+        (Tab::Explore | Tab::Compare | Tab::Hashes, 'g') => Some(Msg::RunAnyway),
+        (Tab::Explore | Tab::Compare, 'y') => Some(Msg::CopyCommand),
         (Tab::Hashes, 'k') => Some(Msg::NextKeys(true)),
         (Tab::Hashes, 'K') => Some(Msg::NextKeys(false)),
         (Tab::Walkthrough, 'i') => Some(Msg::StartEdit),

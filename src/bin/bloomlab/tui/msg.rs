@@ -47,6 +47,10 @@ pub enum Msg {
     Submit,
     /// Esc while editing: discard.
     CancelEdit,
+    /// `g`: run the refused measurement anyway (past the time estimate).
+    RunAnyway,
+    /// `y`: show the command line that reproduces the screen.
+    CopyCommand,
     /// Esc with no text box open: nothing to leave (never quits).
     Escape,
     /// `a`: back to automatic (k optimal, m from p).

@@ -672,8 +672,12 @@ pub struct State {
     pub help_scroll: u16,
     /// Next job generation.
     pub next_job: u64,
-    /// Operation costs for estimates.
+    /// Operation costs for estimates before a kind has been measured.
     pub speed: Speed,
+    /// Operation costs measured per kind (the estimate for a kind uses only its own).
+    pub speeds: Vec<(FilterKind, Speed)>,
+    /// Set for one start by `g`: run even when the time estimate is over the limit.
+    pub run_anyway: bool,
 }
 
 impl Default for State {
@@ -735,6 +739,31 @@ impl State {
                 ns_insert: 150.0,
                 ns_query: 120.0,
             },
+            speeds: Vec::new(),
+            run_anyway: false,
+        }
+    }
+
+    /// The operation costs to estimate `kind` by: its own measured ones, else the defaults.
+    pub fn speed_of(&self, kind: FilterKind) -> Speed {
+        self.speeds
+            .iter()
+            .find(|(k, _)| *k == kind)
+            .map_or(self.speed, |(_, sp)| *sp)
+    }
+
+    /// Record what a measurement of `kind` took (a zero keeps the old figure).
+    pub fn record_speed(&mut self, kind: FilterKind, ns_insert: f64, ns_query: f64) {
+        let mut sp = self.speed_of(kind);
+        if ns_insert > 0.0 {
+            sp.ns_insert = ns_insert;
+        }
+        if ns_query > 0.0 {
+            sp.ns_query = ns_query;
+        }
+        match self.speeds.iter_mut().find(|(k, _)| *k == kind) {
+            Some(e) => e.1 = sp,
+            None => self.speeds.push((kind, sp)),
         }
     }
 

@@ -14,7 +14,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Tabs};
+use ratatui::widgets::{Paragraph, Tabs, Wrap};
 
 use super::state::{Level, RunStatus, State, Tab};
 
@@ -39,10 +39,16 @@ pub(super) fn bold() -> Style {
 
 /// Draw everything.
 pub fn draw(f: &mut Frame<'_>, s: &State) {
+    // A long status message (a command line from y) wraps onto more lines.
+    let width = usize::from(f.area().width).max(1);
+    let status_h =
+        s.status
+            .as_ref()
+            .map_or(1, |(_, t)| t.chars().count().div_ceil(width).clamp(1, 4)) as u16;
     let [top, main, bottom] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Min(0),
-        Constraint::Length(1),
+        Constraint::Length(status_h),
     ])
     .areas(f.area());
     draw_tabs(f, s, top);
@@ -106,12 +112,12 @@ fn hints(s: &State) -> (&'static str, &'static str) {
             "type a value (1e6, 1%, 1/100, 64KiB, 2^16) · Enter apply · Esc cancel",
         ),
         Tab::Explore => (
-            "↑↓ field  ←→/+- change  PgUp/PgDn ×10  Enter type  a auto  v chart  r remeasure  Tab screen  ? help  q quit",
-            "↑↓ field  ←→ change  Enter type  a auto  v chart  r remeasure  ? help  q quit",
+            "↑↓ field  ←→/+- change  PgUp/PgDn ×10  Enter type  a auto  v chart  r remeasure  y command  g run anyway  Tab screen  ? help  q quit",
+            "↑↓ field ←→ change Enter type a auto v chart r again y cmd g go ? help q quit",
         ),
         Tab::Compare => (
             "r remeasure with fresh keys · n, p, hash, strategy and keys come from Explore · Tab screen · ? help · q quit",
-            "r remeasure · n, p, hash, strategy, keys from Explore · Tab screen · q quit",
+            "r remeasure · y command · g run anyway · settings from Explore · q quit",
         ),
         Tab::Hashes => (
             "↑↓←→ cell  k/K key kind  +/- n  v metric  r remeasure  Tab screen  ? help  q quit",
@@ -151,7 +157,7 @@ fn draw_status(f: &mut Frame<'_>, s: &State, area: Rect) {
             })
         }
     };
-    f.render_widget(Paragraph::new(line), area);
+    f.render_widget(Paragraph::new(line).wrap(Wrap { trim: false }), area);
 }
 
 /// Render the state into a text buffer of `w`×`h` (for tests).
