@@ -51,6 +51,8 @@ pub enum Msg {
     RunAnyway,
     /// `y`: show the command line that reproduces the screen.
     CopyCommand,
+    /// Lessons `a`, `b`, `c`: answer the question.
+    Answer(usize),
     /// Esc with no text box open: nothing to leave (never quits).
     Escape,
     /// `a`: back to automatic (k optimal, m from p).

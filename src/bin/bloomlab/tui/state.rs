@@ -38,17 +38,20 @@ pub enum Tab {
     Hashes,
     /// The m = 16, k = 3 example.
     Walkthrough,
+    /// Short interactive lessons.
+    Lessons,
     /// Keys and what to look at.
     Help,
 }
 
 impl Tab {
     /// Display order.
-    pub const ALL: [Tab; 5] = [
+    pub const ALL: [Tab; 6] = [
         Tab::Explore,
         Tab::Compare,
         Tab::Hashes,
         Tab::Walkthrough,
+        Tab::Lessons,
         Tab::Help,
     ];
 
@@ -59,6 +62,7 @@ impl Tab {
             Tab::Compare => "Compare",
             Tab::Hashes => "Hashes",
             Tab::Walkthrough => "Walkthrough",
+            Tab::Lessons => "Lessons",
             Tab::Help => "Help",
         }
     }
@@ -668,6 +672,8 @@ pub struct State {
     pub hashes: Hashes,
     /// Walkthrough.
     pub walk: Walk,
+    /// Lessons and the session's progress.
+    pub lessons: super::lessons::Lessons,
     /// Help scroll offset.
     pub help_scroll: u16,
     /// Next job generation.
@@ -732,6 +738,7 @@ impl State {
                 seed: 1,
             },
             walk: Walk::new(),
+            lessons: super::lessons::Lessons::new(),
             help_scroll: 0,
             next_job: 1,
             // Conservative release-build figures; replaced by measured ones as jobs run.

@@ -8,6 +8,7 @@ mod command;
 mod compare;
 mod explore;
 mod hashes;
+mod lessons;
 #[cfg(test)]
 mod tests;
 mod walkthrough;
@@ -74,6 +75,7 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Cmd> {
             Tab::Compare => compare_msg(s, other),
             Tab::Hashes => hashes_msg(s, other),
             Tab::Walkthrough => walk_msg(s, other),
+            Tab::Lessons => lessons::lessons_msg(s, other),
             Tab::Help => help_msg(s, other),
         },
     }

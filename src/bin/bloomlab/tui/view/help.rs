@@ -14,7 +14,10 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
         "Everywhere",
         &[
             ("Tab / Shift-Tab", "next / previous screen"),
-            ("1 2 3 4 5", "Explore, Compare, Hashes, Walkthrough, Help"),
+            (
+                "1 2 3 4 5",
+                "Explore, Compare, Hashes, Walkthrough, Lessons",
+            ),
             ("? or F1", "this help"),
             ("q, Ctrl-C", "quit"),
             ("Esc", "leave a text box (never quits)"),
@@ -77,6 +80,20 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
             ),
         ],
     ),
+    (
+        "Lessons",
+        &[
+            ("↑ ↓", "previous / next lesson"),
+            (
+                "← →",
+                "change the lesson's setting (its numbers are computed again)",
+            ),
+            (
+                "a b c",
+                "answer the question (a right answer marks the lesson done)",
+            ),
+        ],
+    ),
 ];
 
 /// What to look at, one paragraph per screen.
@@ -123,6 +140,14 @@ pub const SCREENS: &[(&str, &str)] = &[
          each bit. In counting mode d deletes, and deleting a false positive creates false \
          negatives. Change m and k and watch the fill, the classic and exact rates for this m, \
          k and n, and the rate measured over 4,096 absent words.",
+    ),
+    (
+        "Lessons",
+        "Eight short lessons following the articles and the book: filling past capacity, too \
+         few and too many hashes, deleting from a counting filter, the \"90%\" claim, a weak \
+         hash, blocked memory, a static set, cuckoo deletes. Each names its chapter, has one \
+         setting to change and one question; the numbers come from the library and small real \
+         filters built on the spot. Progress lasts for the session.",
     ),
 ];
 

@@ -8,6 +8,7 @@ mod compare;
 mod explore;
 mod hashes;
 mod help;
+mod lessons;
 mod walkthrough;
 
 use ratatui::Frame;
@@ -57,6 +58,7 @@ pub fn draw(f: &mut Frame<'_>, s: &State) {
         Tab::Compare => compare::draw(f, s, main),
         Tab::Hashes => hashes::draw(f, s, main),
         Tab::Walkthrough => walkthrough::draw(f, s, main),
+        Tab::Lessons => lessons::draw(f, s, main),
         Tab::Help => help::draw(f, s, main),
     }
     draw_status(f, s, bottom);
@@ -69,6 +71,9 @@ fn draw_tabs(f: &mut Frame<'_>, s: &State, area: Rect) {
         .map(|(i, t)| {
             if *t == Tab::Help {
                 format!("? {}", t.title())
+            } else if *t == Tab::Walkthrough && area.width < 90 {
+                // Six tabs and the activity label fit in 80 columns.
+                format!("{} Walk", i + 1)
             } else {
                 format!("{} {}", i + 1, t.title())
             }
@@ -131,9 +136,13 @@ fn hints(s: &State) -> (&'static str, &'static str) {
             "Enter/i type  a insert  c check  d delete  ←→ m ±8  +- m ±1  ↑↓ k  m counting  x clear  p reload  Tab screen  q quit",
             "Enter type a ins c chk d del ←→ m±8 +- m±1 ↑↓ k m cnt x clr p load q quit",
         ),
+        Tab::Lessons => (
+            "↑↓ lesson  ←→ change the setting  a b c answer  Tab screen  ? help  q quit",
+            "↑↓ lesson  ←→ change the setting  a b c answer  ? help  q quit",
+        ),
         Tab::Help => (
-            "↑↓ PgUp/PgDn scroll · 1-4 or Tab for a screen · q quit",
-            "↑↓ PgUp/PgDn scroll · 1-4 or Tab for a screen · q quit",
+            "↑↓ PgUp/PgDn scroll · 1-5 or Tab for a screen · q quit",
+            "↑↓ PgUp/PgDn scroll · 1-5 or Tab for a screen · q quit",
         ),
     }
 }
@@ -220,7 +229,8 @@ mod tests {
                         "1 Explore",
                         "2 Compare",
                         "3 Hashes",
-                        "4 Walkthrough",
+                        "4 Walk",
+                        "5 Lessons",
                         "? Help",
                     ] {
                         assert!(text.contains(title), "{t:?} {w}x{h}: tab bar\n{text}");
