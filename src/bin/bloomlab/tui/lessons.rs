@@ -230,11 +230,7 @@ fn filling(s: usize) -> Live {
     Live {
         lines,
         question: "At 150% of capacity, the rate is about:".into(),
-        answers: three(
-            format!("{} (1.5 × the target)", fmt::prob(0.015)),
-            format!("{} (theory at 150%)", fmt::prob(r150)),
-            format!("{} (ten times the target)", fmt::prob(0.1)),
-        ),
+        answers: three(fmt::prob(0.015), fmt::prob(r150), fmt::prob(0.1)),
         correct: argmin([(0.015 - r150).abs(), 0.0, (0.1 - r150).abs()]),
         because: format!(
             "the rate grows faster than the load: {} at 100%, {} at 150%, {} at 200%",

@@ -361,7 +361,9 @@ mod tests {
                 "{kind}: {row}"
             );
             // The bar: name, value, then the blocks.
-            let i = bars.find(&format!("{} ", kind.name())).expect(kind.name());
+            let i = bars
+                .find(&format!("{} ", kind.name()))
+                .unwrap_or_else(|| panic!("{kind}"));
             let after = &bars[i..];
             let line = after.lines().next().unwrap();
             let v = line.find(" kB ").unwrap_or_else(|| panic!("{line}"));
