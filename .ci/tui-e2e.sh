@@ -138,6 +138,54 @@ keys Enter c
 wait_for "FALSE POSITIVE" 5
 expect walkthrough-cherry "bit 10 by banana; bit 5 by apple; bit 15 by banana and grape"
 
+# 6b. Live walkthrough: clear, m = 32 (→ twice), k = 4 (↑ once), five words typed and inserted;
+# the fill and the rates on screen must be what `bloomlab calc --m 32 --n 5 --k 4` prints.
+keys x Right Right Up
+wait_for 'm = 32 bits, k = 4' 5
+for w in alpha bravo charlie delta echo; do
+    keys Enter
+    type_text "$w"
+    keys Enter a
+    wait_for "inserted '$w'" 5
+done
+wait_for 'n = 5 · fill now' 5
+expect walkthrough-live "m = 32 bits, k = 4" "n = 5 · fill now"
+calc=$("$BIN" calc --m 32 --n 5 --k 4)
+c_fill=$(sed -nE 's/^ *fill +([0-9.]+%) of bits set.*/\1/p' <<<"$calc")
+c_classic=$(sed -nE 's/^ *FPR +classic ([^ ]+) .*/\1/p' <<<"$calc")
+c_exact=$(sed -nE 's/.*exact ([^ ]+)$/\1/p' <<<"$calc")
+[[ -n "$c_fill" && -n "$c_classic" && -n "$c_exact" ]] || fail "could not read calc output: $calc"
+grep -qF "expected $c_fill" "$OUT/walkthrough-live.txt" || fail "walkthrough fill is not calc's $c_fill"
+grep -qF "FPR classic $c_classic · exact $c_exact · measured" "$OUT/walkthrough-live.txt" ||
+    fail "walkthrough rates are not calc's classic $c_classic, exact $c_exact"
+echo "ok: walkthrough-live (fill $c_fill, classic $c_classic, exact $c_exact as bloomlab calc prints)"
+
+# 6c. Lessons: three lessons done, each by its one setting and its question.
+keys 5
+wait_for 'Lesson 1/8' 5
+keys Right Right Right
+wait_for '150% of capacity' 10
+keys b
+wait_for 'Right: ' 5
+expect lesson-1 "book: Sizing in practice" "theory " "measured "
+keys Down
+wait_for 'Lesson 2/8' 10
+keys Right Right
+wait_for 'k = 7 · optimal k = 7' 10
+keys b
+wait_for 'Right: ' 5
+keys Down
+wait_for 'Lesson 3/8' 10
+keys Right Right Right Right
+wait_for '8 false positives removed' 10
+keys b
+wait_for 'Right: ' 5
+expect lesson-3 "false negatives" "(3 of 8 done)"
+# Progress lasts while other screens are visited.
+keys 1 5
+wait_for '\(3 of 8 done\)' 5
+echo "ok: lessons (three done)"
+
 # 7. Help.
 keys "?"
 wait_for 'Help' 5
@@ -153,4 +201,22 @@ done
 status=$(cat "$EXIT_FILE")
 [[ "$status" == 0 ]] || fail "exit status $status"
 echo "ok: quit (exit status 0)"
+# 9. Every lesson's screen at 80×24 (text captures for the notes).
+S80="bloomlab-e2e80-$$"
+tmux new-session -d -s "$S80" -x 80 -y 24 "'$BIN'"
+trap 'cleanup; tmux kill-session -t "$S80" 2>/dev/null || true' EXIT
+sleep 1
+tmux send-keys -t "$S80" 5
+: >"$OUT/lessons-80x24.txt"
+for ((i = 1; i <= 8; i++)); do
+    for ((j = 0; j < 100; j++)); do
+        tmux capture-pane -p -t "$S80" | grep -qF "Lesson $i/8" && break
+        sleep 0.1
+    done
+    tmux capture-pane -p -t "$S80" | grep -qF "Lesson $i/8" || fail "80x24: lesson $i not shown"
+    tmux capture-pane -p -t "$S80" >>"$OUT/lessons-80x24.txt"
+    tmux send-keys -t "$S80" Down
+done
+tmux send-keys -t "$S80" q
+echo "ok: lessons at 80x24 saved to $OUT/lessons-80x24.txt"
 echo "all TUI end-to-end checks passed; screens in $OUT"

@@ -149,6 +149,8 @@ pub fn repeats(positions: &[u64]) -> Vec<(u64, usize)> {
 pub struct Walkthrough {
     filter: CountingBloom<Murmur3, DoubleHashing>,
     seed: u32,
+    m: u64,
+    k: u32,
     words: Vec<(String, Vec<u64>)>,
     counting: bool,
 }
@@ -156,6 +158,7 @@ pub struct Walkthrough {
 impl PartialEq for Walkthrough {
     fn eq(&self, o: &Self) -> bool {
         self.seed == o.seed
+            && (self.m, self.k) == (o.m, o.k)
             && self.counting == o.counting
             && self.words == o.words
             && self.filter.counter_array() == o.filter.counter_array()
@@ -169,15 +172,37 @@ impl Walkthrough {
     /// Never: m = 16 and k = 3 are valid constants.
     #[must_use]
     pub fn new(seed: u32) -> Self {
+        Self::with_size(seed, M, K).expect("16 counters and k = 3 are valid")
+    }
+
+    /// An empty filter of `m` counters and `k` hash functions (the example's hash and strategy),
+    /// for trying other sizes than the articles' 16 and 3.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParam`](crate::Error) for m or k out of the counting filter's range.
+    pub fn with_size(seed: u32, m: u64, k: u32) -> Result<Self, Error> {
         let filter =
-            CountingBloom::with_counters_and(M, K, Murmur3::with_seed(seed), DoubleHashing)
-                .expect("16 counters and k = 3 are valid");
-        Self {
+            CountingBloom::with_counters_and(m, k, Murmur3::with_seed(seed), DoubleHashing)?;
+        Ok(Self {
             filter,
             seed,
+            m,
+            k,
             words: Vec::new(),
             counting: false,
-        }
+        })
+    }
+
+    /// Counters (bits) in the filter.
+    #[must_use]
+    pub fn m(&self) -> u64 {
+        self.m
+    }
+
+    /// Hash functions.
+    #[must_use]
+    pub fn k(&self) -> u32 {
+        self.k
     }
 
     /// The articles' starting point: apple and banana inserted.
@@ -217,10 +242,14 @@ impl Walkthrough {
         self.filter.positions(word.as_bytes())
     }
 
-    /// Counter `i` (0 for `i >= M`).
+    /// Counter `i` (0 for `i >= m`).
     #[must_use]
     pub fn counter(&self, i: u64) -> u8 {
-        if i < M { self.filter.counter(i) } else { 0 }
+        if i < self.m {
+            self.filter.counter(i)
+        } else {
+            0
+        }
     }
 
     /// Whether bit `i` is set (`counter > 0`).
@@ -238,7 +267,26 @@ impl Walkthrough {
     /// The chance that a word never inserted passes, `(ones/m)^k`, as a fraction.
     #[must_use]
     pub fn pass_probability(&self) -> f64 {
-        (self.ones() as f64 / M as f64).powi(K as i32)
+        (self.ones() as f64 / self.m as f64).powi(self.k as i32)
+    }
+
+    /// Of `queries` words never inserted (`"absent-0"`, `"absent-1"`, …, skipping any that
+    /// were inserted), how many the filter passes: the measured false-positive count.
+    #[must_use]
+    pub fn measured_false_positives(&self, queries: u64) -> u64 {
+        let mut fp = 0;
+        let mut asked = 0;
+        let mut i = 0u64;
+        while asked < queries {
+            let w = format!("absent-{i}");
+            i += 1;
+            if self.words.iter().any(|(x, _)| *x == w) {
+                continue;
+            }
+            asked += 1;
+            fp += u64::from(self.contains(&w));
+        }
+        fp
     }
 
     /// Inserted words (a multiset, in order) with their positions.
@@ -396,7 +444,9 @@ impl Walkthrough {
     /// Empty the filter (the mode stays).
     pub fn clear(&mut self) {
         let counting = self.counting;
-        *self = Self::new(self.seed);
+        if let Ok(w) = Self::with_size(self.seed, self.m, self.k) {
+            *self = w;
+        }
         self.counting = counting;
     }
 
@@ -531,6 +581,27 @@ mod tests {
         assert_eq!(nonzero(&w), [(5, 15), (13, 8)]);
         w.remove("zebra");
         assert_eq!(nonzero(&w), [(5, 15), (13, 7)]);
+    }
+
+    #[test]
+    fn other_sizes_and_the_measured_rate() {
+        let mut w = Walkthrough::with_size(SEED, 32, 4).unwrap();
+        assert_eq!((w.m(), w.k()), (32, 4));
+        for word in ["a", "b", "c", "d", "e"] {
+            w.insert(word);
+            assert!(w.positions(word).iter().all(|&p| p < 32));
+        }
+        let fp = w.measured_false_positives(4096);
+        // Each absent word passes with probability (ones/m)^k, give or take sampling noise.
+        let expect = w.pass_probability() * 4096.0;
+        assert!(
+            (fp as f64 - expect).abs() < 5.0 * expect.sqrt() + 5.0,
+            "{fp} vs {expect}"
+        );
+        w.clear();
+        assert_eq!((w.m(), w.k(), w.ones()), (32, 4, 0));
+        assert_eq!(w.measured_false_positives(100), 0);
+        assert!(Walkthrough::with_size(SEED, 0, 4).is_err());
     }
 
     #[test]

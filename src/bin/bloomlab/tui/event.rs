@@ -32,11 +32,13 @@ pub fn key_to_msg(key: KeyEvent, tab: Tab, typing: bool) -> Option<Msg> {
         };
     }
     let msg = match key.code {
-        KeyCode::Char('q') | KeyCode::Esc => Msg::Quit,
+        KeyCode::Char('q') => Msg::Quit,
+        // Esc only ever leaves something (a text box, above); outside one it never quits.
+        KeyCode::Esc => Msg::Escape,
         KeyCode::Tab => Msg::NextTab,
         KeyCode::BackTab => Msg::PrevTab,
         KeyCode::Char('?') | KeyCode::F(1) => Msg::Goto(Tab::Help),
-        KeyCode::Char(c @ '1'..='5') => Msg::Goto(Tab::ALL[(c as u8 - b'1') as usize]),
+        KeyCode::Char(c @ '1'..='6') => Msg::Goto(Tab::ALL[(c as u8 - b'1') as usize]),
         KeyCode::Up => Msg::Up,
         KeyCode::Down => Msg::Down,
         KeyCode::Left => Msg::Left,
@@ -58,8 +60,11 @@ pub fn key_to_msg(key: KeyEvent, tab: Tab, typing: bool) -> Option<Msg> {
 fn letter(c: char, tab: Tab) -> Option<Msg> {
     match (tab, c) {
         (Tab::Explore, 'a') => Some(Msg::Auto),
+        (Tab::Explore | Tab::Compare | Tab::Hashes, 'g') => Some(Msg::RunAnyway),
+        (Tab::Explore | Tab::Compare, 'y') => Some(Msg::CopyCommand),
         (Tab::Hashes, 'k') => Some(Msg::NextKeys(true)),
         (Tab::Hashes, 'K') => Some(Msg::NextKeys(false)),
+        (Tab::Lessons, c @ 'a'..='c') => Some(Msg::Answer((c as u8 - b'a') as usize)),
         (Tab::Walkthrough, 'i') => Some(Msg::StartEdit),
         (Tab::Walkthrough, 'a') => Some(Msg::WalkInsert),
         (Tab::Walkthrough, 'c') => Some(Msg::WalkQuery),
@@ -86,7 +91,12 @@ mod tests {
                 key_to_msg(key(KeyCode::Char('q')), tab, false),
                 Some(Msg::Quit)
             );
-            assert_eq!(key_to_msg(key(KeyCode::Esc), tab, false), Some(Msg::Quit));
+            // Esc never quits: outside a text box it only says how to quit.
+            assert_eq!(key_to_msg(key(KeyCode::Esc), tab, false), Some(Msg::Escape));
+            assert_eq!(
+                key_to_msg(key(KeyCode::Esc), tab, true),
+                Some(Msg::CancelEdit)
+            );
             assert_eq!(
                 key_to_msg(key(KeyCode::Tab), tab, false),
                 Some(Msg::NextTab)

@@ -9,7 +9,8 @@
 //! | `results` | — (what the jobs measure: [`results::RowOutcome`], [`results::RowState`], …) |
 //! | `fmt` | — |
 //! | `sizing` | `fmt` (each kind's memory by its own rule) |
-//! | `state` | `results`, `sizing` |
+//! | `lessons` | `fmt` (the lessons' numbers, from the library) |
+//! | `state` | `lessons`, `results`, `sizing` |
 //! | `msg` | `results`, `sizing`, `state` (for `Tab`) |
 //! | `event` | `msg`, `state` |
 //! | `worker` | `msg`, `results`, `sizing` |
@@ -18,6 +19,7 @@
 
 mod event;
 mod fmt;
+mod lessons;
 mod msg;
 mod results;
 mod sizing;

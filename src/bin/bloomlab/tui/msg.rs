@@ -47,6 +47,14 @@ pub enum Msg {
     Submit,
     /// Esc while editing: discard.
     CancelEdit,
+    /// `g`: run the refused measurement anyway (past the time estimate).
+    RunAnyway,
+    /// `y`: show the command line that reproduces the screen.
+    CopyCommand,
+    /// Lessons `a`, `b`, `c`: answer the question.
+    Answer(usize),
+    /// Esc with no text box open: nothing to leave (never quits).
+    Escape,
     /// `a`: back to automatic (k optimal, m from p).
     Auto,
     /// `v`: next chart / next metric.

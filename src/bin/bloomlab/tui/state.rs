@@ -38,17 +38,20 @@ pub enum Tab {
     Hashes,
     /// The m = 16, k = 3 example.
     Walkthrough,
+    /// Short interactive lessons.
+    Lessons,
     /// Keys and what to look at.
     Help,
 }
 
 impl Tab {
     /// Display order.
-    pub const ALL: [Tab; 5] = [
+    pub const ALL: [Tab; 6] = [
         Tab::Explore,
         Tab::Compare,
         Tab::Hashes,
         Tab::Walkthrough,
+        Tab::Lessons,
         Tab::Help,
     ];
 
@@ -59,6 +62,7 @@ impl Tab {
             Tab::Compare => "Compare",
             Tab::Hashes => "Hashes",
             Tab::Walkthrough => "Walkthrough",
+            Tab::Lessons => "Lessons",
             Tab::Help => "Help",
         }
     }
@@ -521,29 +525,76 @@ impl Hashes {
     }
 }
 
+/// Absent words the Walkthrough queries for its measured rate.
+pub const WALK_QUERIES: u64 = 4096;
+/// Walkthrough filter sizes offered.
+pub const WALK_M: std::ops::RangeInclusive<u64> = 8..=64;
+/// Walkthrough hash counts offered.
+pub const WALK_K: std::ops::RangeInclusive<u32> = 1..=8;
+
 /// The Walkthrough screen: the library's example session ([`Walkthrough`]: the filter, its
-/// words, bit or counting mode) and what the screen adds (the word box, the log).
+/// words, bit or counting mode) and what the screen adds (the word box, the log, the rates).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Walk {
-    /// The m = 16, k = 3 example filter.
+    /// The filter (m = 16, k = 3 at first; m and k adjustable).
     pub session: Walkthrough,
     /// The word in the box.
     pub input: String,
+    /// The word before typing began (Esc, or Enter on an empty box, brings it back).
+    pub before_edit: Option<String>,
     /// Typing into the box.
     pub editing: bool,
     /// Actions so far (word, what happened), oldest first, at most [`WALK_LOG`].
     pub log: Vec<(String, Outcome)>,
+    /// False positives among [`WALK_QUERIES`] absent words, for the filter as it is now.
+    pub measured_fp: u64,
 }
 
 impl Walk {
     /// The articles' starting point (apple and banana inserted), the box holding "cherry".
     pub fn new() -> Self {
-        Self {
+        let mut w = Self {
             session: Walkthrough::story(walkthrough::SEED),
             input: "cherry".into(),
+            before_edit: None,
             editing: false,
             log: Vec::new(),
+            measured_fp: 0,
+        };
+        w.remeasure();
+        w
+    }
+
+    /// Query the absent words again (after any change of the filter).
+    pub fn remeasure(&mut self) {
+        self.measured_fp = self.session.measured_false_positives(WALK_QUERIES);
+    }
+
+    /// Items inserted (with repeats).
+    pub fn n(&self) -> u64 {
+        self.session.words().len() as u64
+    }
+
+    /// The measured rate over [`WALK_QUERIES`] absent words.
+    pub fn measured_rate(&self) -> f64 {
+        self.measured_fp as f64 / WALK_QUERIES as f64
+    }
+
+    /// Rebuild with `m` bits and `k` hashes (clamped to [`WALK_M`], [`WALK_K`]), inserting the
+    /// same words again in the same order; the mode stays, the log is cleared.
+    pub fn resize(&mut self, m: u64, k: u32) {
+        let m = m.clamp(*WALK_M.start(), *WALK_M.end());
+        let k = k.clamp(*WALK_K.start(), *WALK_K.end());
+        let Ok(mut fresh) = Walkthrough::with_size(self.session.seed(), m, k) else {
+            return;
+        };
+        fresh.set_counting(self.session.counting());
+        for (w, _) in self.session.words() {
+            let _ = fresh.insert(w);
         }
+        self.session = fresh;
+        self.log.clear();
+        self.remeasure();
     }
 
     /// The last action and its outcome.
@@ -558,18 +609,21 @@ impl Walk {
             self.log.remove(0);
         }
         self.log.push((word, out));
+        self.remeasure();
     }
 
     /// Empty the filter and the log.
     pub fn clear(&mut self) {
         self.session.clear();
         self.log.clear();
+        self.remeasure();
     }
 
     /// Empty the log, reload apple and banana.
     pub fn preload(&mut self) {
         self.session.preload();
         self.log.clear();
+        self.remeasure();
     }
 }
 
@@ -618,12 +672,18 @@ pub struct State {
     pub hashes: Hashes,
     /// Walkthrough.
     pub walk: Walk,
+    /// Lessons and the session's progress.
+    pub lessons: super::lessons::Lessons,
     /// Help scroll offset.
     pub help_scroll: u16,
     /// Next job generation.
     pub next_job: u64,
-    /// Operation costs for estimates.
+    /// Operation costs for estimates before a kind has been measured.
     pub speed: Speed,
+    /// Operation costs measured per kind (the estimate for a kind uses only its own).
+    pub speeds: Vec<(FilterKind, Speed)>,
+    /// Set for one start by `g`: run even when the time estimate is over the limit.
+    pub run_anyway: bool,
 }
 
 impl Default for State {
@@ -678,6 +738,7 @@ impl State {
                 seed: 1,
             },
             walk: Walk::new(),
+            lessons: super::lessons::Lessons::new(),
             help_scroll: 0,
             next_job: 1,
             // Conservative release-build figures; replaced by measured ones as jobs run.
@@ -685,6 +746,31 @@ impl State {
                 ns_insert: 150.0,
                 ns_query: 120.0,
             },
+            speeds: Vec::new(),
+            run_anyway: false,
+        }
+    }
+
+    /// The operation costs to estimate `kind` by: its own measured ones, else the defaults.
+    pub fn speed_of(&self, kind: FilterKind) -> Speed {
+        self.speeds
+            .iter()
+            .find(|(k, _)| *k == kind)
+            .map_or(self.speed, |(_, sp)| *sp)
+    }
+
+    /// Record what a measurement of `kind` took (a zero keeps the old figure).
+    pub fn record_speed(&mut self, kind: FilterKind, ns_insert: f64, ns_query: f64) {
+        let mut sp = self.speed_of(kind);
+        if ns_insert > 0.0 {
+            sp.ns_insert = ns_insert;
+        }
+        if ns_query > 0.0 {
+            sp.ns_query = ns_query;
+        }
+        match self.speeds.iter_mut().find(|(k, _)| *k == kind) {
+            Some(e) => e.1 = sp,
+            None => self.speeds.push((kind, sp)),
         }
     }
 

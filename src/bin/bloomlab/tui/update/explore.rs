@@ -59,7 +59,9 @@ pub(super) fn start_explore(s: &mut State) -> Vec<Cmd> {
     };
     let instances = sizing::instances_for(foot.bits);
     let inserts = d.n.saturating_mul(u64::from(instances));
-    if let Some(why) = refusal(s, foot.bits, inserts, MIN_QUERIES, "explore") {
+    let sp = s.speed_of(s.explore.params.kind);
+    let secs = sp.secs(inserts, MIN_QUERIES);
+    if let Some(why) = refusal(s, foot.bits, inserts, secs, sp.ns_insert, "explore") {
         s.explore.run = ExploreRun {
             status: RunStatus::Refused(why.clone()),
             ..ExploreRun::default()

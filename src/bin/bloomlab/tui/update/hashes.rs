@@ -50,13 +50,10 @@ pub(super) fn ensure_hashes(s: &mut State) -> Vec<Cmd> {
     let bits = theory::optimal_bits(key.n, s.hashes.p).unwrap_or(u64::MAX);
     let count = cells.len() as u64;
     // Inserts, plus the histogram pass over the same keys.
-    if let Some(why) = refusal(
-        s,
-        bits,
-        key.n.saturating_mul(2).saturating_mul(count),
-        HASHES_QUERIES * count,
-        "hashes",
-    ) {
+    let sp = s.speed_of(bloomlab::FilterKind::Standard);
+    let inserts = key.n.saturating_mul(2).saturating_mul(count);
+    let secs = sp.secs(inserts, HASHES_QUERIES * count);
+    if let Some(why) = refusal(s, bits, inserts, secs, sp.ns_insert, "hashes") {
         s.hashes.status = RunStatus::Refused(why.clone());
         info(s, Level::Warn, why);
         return Vec::new();

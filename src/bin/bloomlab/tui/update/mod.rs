@@ -4,9 +4,11 @@
 //! This module routes messages and worker reports and holds what the screens share (job
 //! generations, pausing, refusals); each screen's messages are handled in its own module.
 
+mod command;
 mod compare;
 mod explore;
 mod hashes;
+mod lessons;
 #[cfg(test)]
 mod tests;
 mod walkthrough;
@@ -20,8 +22,9 @@ use bloomlab::workload::ABSENT_BASE;
 
 use super::fmt;
 use super::msg::{Cmd, Msg, Slot, WorkerEvent};
-use super::results::RowState;
+use super::results::{RowOutcome, RowState};
 use super::state::{ExploreRun, Level, MAX_MEASURE_BITS, MAX_MEASURE_SECS, RunStatus, State, Tab};
+use bloomlab::FilterKind;
 
 /// Commands to run at start-up (the first Explore measurement).
 pub fn init(s: &mut State) -> Vec<Cmd> {
@@ -43,6 +46,21 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Cmd> {
                 Cmd::Cancel(Slot::Hashes),
             ]
         }
+        Msg::RunAnyway => run_anyway(s),
+        Msg::CopyCommand => {
+            if let Some(c) = command::command_for(s) {
+                info(s, Level::Info, c);
+            }
+            Vec::new()
+        }
+        Msg::Escape => {
+            info(
+                s,
+                Level::Info,
+                "Esc leaves a text box; nothing to leave here (q quits)",
+            );
+            Vec::new()
+        }
         Msg::Goto(t) => switch_tab(s, t),
         Msg::NextTab => {
             let i = (s.tab.index() + 1) % Tab::ALL.len();
@@ -57,6 +75,7 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Cmd> {
             Tab::Compare => compare_msg(s, other),
             Tab::Hashes => hashes_msg(s, other),
             Tab::Walkthrough => walk_msg(s, other),
+            Tab::Lessons => lessons::lessons_msg(s, other),
             Tab::Help => help_msg(s, other),
         },
     }
@@ -104,8 +123,17 @@ fn pause_others(s: &mut State, keep: Slot) -> Vec<Cmd> {
     cmds
 }
 
-/// Why a measurement of `inserts` inserts and `queries` queries into `bits` bits is refused.
-fn refusal(s: &State, bits: u64, inserts: u64, queries: u64, what: &str) -> Option<String> {
+/// Why a measurement is refused: `bits` bits, `inserts` inserts, estimated at `secs` seconds
+/// (each kind by its own measured speed, `per_insert` the ns quoted). The time limit is skipped
+/// once after `g` ([`State::run_anyway`]); the memory limits never are.
+fn refusal(
+    s: &State,
+    bits: u64,
+    inserts: u64,
+    secs: f64,
+    per_insert: f64,
+    what: &str,
+) -> Option<String> {
     if bits > MAX_MEASURE_BITS {
         return Some(format!(
             "{what} not measured: {} bits is over 2^33 bits (1 GiB), the most built here",
@@ -118,15 +146,37 @@ fn refusal(s: &State, bits: u64, inserts: u64, queries: u64, what: &str) -> Opti
             fmt::int(ABSENT_BASE)
         ));
     }
-    let secs = s.speed.secs(inserts, queries);
-    if secs > MAX_MEASURE_SECS {
+    if secs > MAX_MEASURE_SECS && !s.run_anyway {
         return Some(format!(
-            "{what} not measured: ~{secs:.0} s estimated ({} inserts at ~{} ns), over the {MAX_MEASURE_SECS:.0} s limit",
+            "{what} not measured: ~{secs:.0} s estimated ({} inserts at ~{} ns), over the {MAX_MEASURE_SECS:.0} s limit; press g to run anyway",
             fmt::int(inserts),
-            fmt::ns(s.speed.ns_insert)
+            fmt::ns(per_insert)
         ));
     }
     None
+}
+
+/// `g`: start the current screen's refused measurement once, whatever its time estimate.
+fn run_anyway(s: &mut State) -> Vec<Cmd> {
+    s.run_anyway = true;
+    let cmds = match s.tab {
+        Tab::Explore => start_explore(s),
+        Tab::Compare => {
+            if matches!(s.compare.status, RunStatus::Refused(_)) {
+                s.compare.status = RunStatus::Idle;
+            }
+            ensure_compare(s)
+        }
+        Tab::Hashes => {
+            if matches!(s.hashes.status, RunStatus::Refused(_)) {
+                s.hashes.status = RunStatus::Idle;
+            }
+            ensure_hashes(s)
+        }
+        _ => Vec::new(),
+    };
+    s.run_anyway = false;
+    cmds
 }
 
 /// Absent keys for a ~2% relative half-width of the 95% interval at rate `p`: (1.96/0.02)²·(1−p)/p.
@@ -171,9 +221,8 @@ fn worker_event(s: &mut State, ev: WorkerEvent) -> Vec<Cmd> {
             r.ns_insert = Some(ns_insert);
             r.model_fpr = Some(model_fpr);
             r.details = details;
-            if ns_insert > 0.0 {
-                s.speed.ns_insert = ns_insert;
-            }
+            let kind = s.explore.params.kind;
+            s.record_speed(kind, ns_insert, 0.0);
         }
         WorkerEvent::ExploreInstance { job, rate } if job == s.explore.run.job => {
             s.explore.run.rates.push(rate);
@@ -188,11 +237,13 @@ fn worker_event(s: &mut State, ev: WorkerEvent) -> Vec<Cmd> {
             r.queries = queries;
             r.false_positives = false_positives;
             r.ns_query = Some(ns_query);
-            if ns_query > 0.0 {
-                s.speed.ns_query = ns_query;
-            }
+            let kind = s.explore.params.kind;
+            s.record_speed(kind, 0.0, ns_query);
         }
         WorkerEvent::CompareRow { job, idx, outcome } if job == s.compare.job => {
+            if let (RowOutcome::Done(r), Some(kind)) = (&outcome, FilterKind::ALL.get(idx)) {
+                s.record_speed(*kind, r.m.ns_per_insert, r.m.ns_per_query);
+            }
             if let Some(row) = s.compare.rows.get_mut(idx) {
                 *row = RowState::Out(outcome);
             }

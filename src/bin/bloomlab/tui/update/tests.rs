@@ -189,7 +189,7 @@ fn stale_reports_are_ignored() {
         }),
     );
     assert_eq!(s.explore.run.queries, 1000);
-    assert_eq!(s.speed.ns_insert, 40.0);
+    assert_eq!(s.speed_of(FilterKind::Standard).ns_insert, 40.0);
     let (fpr, lo, hi) = s.explore.run.fpr().unwrap();
     assert!((fpr - 0.01).abs() < 1e-12 && lo < 0.01 && hi > 0.01);
     update(
@@ -475,4 +475,64 @@ fn large_filters_are_sized_in_the_background_then_measured() {
     // 4-bit counters: four times the standard filter's bytes (to a word).
     let std_bytes = s.explore.params.design().unwrap().bytes;
     assert!(bytes.abs_diff(4 * std_bytes) < 16, "{bytes} {std_bytes}");
+}
+
+/// Esc leaves a text box and never quits, however often it is pressed; q quits.
+#[test]
+fn esc_never_quits() {
+    use crate::tui::event::key_to_msg;
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    let esc = KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE);
+    let mut s = State::new();
+    init(&mut s);
+    for tab in Tab::ALL {
+        update(&mut s, Msg::Goto(tab));
+        update(&mut s, Msg::StartEdit);
+        for _ in 0..3 {
+            if let Some(m) = key_to_msg(esc, s.tab, s.typing()) {
+                update(&mut s, m);
+            }
+            assert!(!s.quit, "{tab:?}");
+            assert!(!s.typing(), "{tab:?}");
+        }
+    }
+    let q = KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE);
+    let m = key_to_msg(q, s.tab, s.typing()).unwrap();
+    update(&mut s, m);
+    assert!(s.quit);
+}
+
+/// The time estimate is per kind: a slow counting run does not refuse the standard filter; a
+/// refused run says how to run it anyway, and g does.
+#[test]
+fn time_estimate_is_per_kind_and_g_runs_anyway() {
+    let mut s = State::new();
+    init(&mut s);
+    // One slow counting measurement (100 µs per operation).
+    s.record_speed(FilterKind::Counting, 100_000.0, 100_000.0);
+    let cmds = typed(&mut s, Field::N, "1000000");
+    assert_eq!(s.explore.params.kind, FilterKind::Standard);
+    assert!(
+        cmds.iter().any(|c| matches!(c, Cmd::StartExplore(_))),
+        "standard refused after a slow counting run: {:?}",
+        s.status
+    );
+    // Counting itself is refused, and the message names the key.
+    s.explore.field = Field::Kind;
+    let mut cmds = Vec::new();
+    while s.explore.params.kind != FilterKind::Counting {
+        cmds = update(&mut s, Msg::Right);
+    }
+    assert!(!cmds.iter().any(|c| matches!(c, Cmd::StartExplore(_))));
+    let RunStatus::Refused(why) = &s.explore.run.status else {
+        panic!("{:?}", s.explore.run.status)
+    };
+    assert!(why.contains("press g to run anyway"), "{why}");
+    let cmds = update(&mut s, Msg::RunAnyway);
+    assert!(
+        cmds.iter().any(|c| matches!(c, Cmd::StartExplore(_))),
+        "{cmds:?}"
+    );
+    assert_eq!(s.explore.run.status, RunStatus::Running);
+    assert!(!s.run_anyway, "g works once");
 }

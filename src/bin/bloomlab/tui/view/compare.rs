@@ -2,15 +2,45 @@
 
 use bloomlab::FilterKind;
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Direction, Layout, Rect};
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Bar, BarChart, BarGroup, Block, LineGauge, Paragraph};
+use ratatui::widgets::{Block, LineGauge, Paragraph};
 
 use super::{ACCENT, BAD, MEASURED, bold};
 use crate::tui::fmt;
 use crate::tui::results::{RowOutcome, RowState};
 use crate::tui::state::{RunStatus, State, hashset_u64_bytes};
+
+/// `p` as everywhere when it fits in `w` characters, else with fewer digits (a table cell
+/// never pushes its row past the border).
+fn fit(p: f64, w: usize) -> String {
+    let full = fmt::prob(p);
+    if full.chars().count() <= w {
+        return full;
+    }
+    let short = if p >= 1e-4 {
+        let pct = p * 100.0;
+        let digits = (2 - pct.log10().floor() as i32).clamp(0, 6) as usize;
+        format!("{pct:.digits$}%")
+    } else {
+        format!("{p:.1e}")
+    };
+    if short.chars().count() <= w {
+        short
+    } else {
+        format!("{p:.0e}")
+    }
+}
+
+/// `t` or, when it is wider than `w`, `>` and the largest power of ten that fits (ns cells).
+fn fit_text(t: String, w: usize) -> String {
+    if t.len() <= w {
+        t
+    } else {
+        format!(">{}", "9".repeat(w - 1))
+    }
+}
 
 pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
     let c = &s.compare;
@@ -78,7 +108,7 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
                 let ci = if wide {
                     format!("{}–{}", fmt::prob(lo), fmt::prob(hi))
                 } else {
-                    format!("±{}", fmt::prob((hi - m.fpr).max(m.fpr - lo)))
+                    format!("±{}", fit(f64::max(hi - m.fpr, m.fpr - lo), ci_w - 1))
                 };
                 Line::from(vec![
                     Span::styled(name, bold()),
@@ -87,12 +117,12 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
                         m.bits_per_key,
                         fmt::bytes(m.bytes as f64)
                     )),
-                    Span::styled(format!("{:>8}", fmt::prob(m.fpr)), bold().fg(MEASURED)),
+                    Span::styled(format!("{:>8}", fit(m.fpr, 8)), bold().fg(MEASURED)),
                     Span::raw(format!(
                         " {ci:>ci_w$} {:>th_w$} {:>ns_w$} {:>ns_w$} {:>3} {:>4}",
-                        fmt::prob(theory),
-                        fmt::ns(m.ns_per_insert),
-                        fmt::ns(m.ns_per_query),
+                        fit(theory, th_w),
+                        fit_text(fmt::ns(m.ns_per_insert), ns_w),
+                        fit_text(fmt::ns(m.ns_per_query), ns_w),
                         if r.removable { "yes" } else { "no" },
                         if kind.caps().grows { "yes" } else { "no" },
                     )),
@@ -144,40 +174,52 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
     );
 }
 
+/// The memory bars as text: `label value ███`, the value always left of its bar (never drawn
+/// over it), in as many side-by-side columns as the pane's height needs to show every kind.
 fn draw_bars(f: &mut Frame<'_>, s: &State, n: u64, area: Rect) {
-    let mut bars: Vec<Bar<'_>> = Vec::new();
+    let mut bars: Vec<(String, u64, String, Style)> = Vec::new();
     for (i, kind) in FilterKind::ALL.iter().enumerate() {
         if let Some(r) = s.compare.rows[i].done() {
-            bars.push(
-                Bar::default()
-                    .label(Line::from(kind.name()))
-                    .value(r.m.bytes as u64)
-                    .text_value(fmt::bytes(r.m.bytes as f64))
-                    .style(Style::default().fg(MEASURED)),
-            );
+            let b = r.m.bytes as u64;
+            bars.push((
+                kind.name().to_string(),
+                b,
+                fmt::bytes(b as f64),
+                Style::default().fg(MEASURED),
+            ));
         }
     }
     let hs = hashset_u64_bytes(n);
-    bars.push(
-        Bar::default()
-            .label(Line::from("HashSet"))
-            .value(hs)
-            .text_value(format!("{} (estimate)", fmt::bytes(hs as f64)))
-            .style(Style::default().fg(ACCENT)),
-    );
-    // Thicker bars when there is room.
-    let rows = area.height.saturating_sub(2);
-    let width = (rows / bars.len().max(1) as u16)
-        .saturating_sub(1)
-        .clamp(1, 3);
-    let chart = BarChart::default()
-        .block(Block::bordered().title(" Memory (bytes; HashSet<u64> estimated from its layout) "))
-        .direction(Direction::Horizontal)
-        .bar_width(width)
-        .bar_gap(u16::from(width > 1))
-        .value_style(bold())
-        .data(BarGroup::default().bars(&bars));
-    f.render_widget(chart, area);
+    bars.push((
+        "HashSet".into(),
+        hs,
+        format!("{}*", fmt::bytes(hs as f64)),
+        Style::default().fg(ACCENT),
+    ));
+    let block =
+        Block::bordered().title(" Memory (bytes; * HashSet<u64> estimated from its layout) ");
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let rows = usize::from(inner.height).max(1);
+    let cols = bars.len().div_ceil(rows).max(1);
+    let col_w = usize::from(inner.width) / cols;
+    let label_w = bars.iter().map(|b| b.0.len()).max().unwrap_or(0);
+    let value_w = bars.iter().map(|b| b.2.len()).max().unwrap_or(0);
+    let bar_w = col_w.saturating_sub(label_w + value_w + 3);
+    let max = bars.iter().map(|b| b.1).max().unwrap_or(1).max(1);
+    let mut lines: Vec<Line<'_>> = vec![Line::default(); rows.min(bars.len())];
+    for (i, (label, v, text, style)) in bars.into_iter().enumerate() {
+        let len = ((v as f64 / max as f64) * bar_w as f64).round() as usize;
+        let len = len.max(usize::from(v > 0)).min(bar_w);
+        let line = &mut lines[i % rows];
+        line.spans.push(Span::raw(format!("{label:<label_w$} ")));
+        line.spans
+            .push(Span::styled(format!("{text:>value_w$} "), bold()));
+        line.spans.push(Span::styled("█".repeat(len), style));
+        line.spans
+            .push(Span::raw(" ".repeat(col_w - (label_w + value_w + 2 + len))));
+    }
+    f.render_widget(Paragraph::new(lines), inner);
 }
 
 #[cfg(test)]
@@ -253,7 +295,7 @@ mod tests {
             // 1,000 · 8/7 → 2,048 buckets × 9 + 16 = 18,448 bytes.
             assert!(hs.contains("18.45 kB*") && hs.contains("exact"), "{hs}");
             assert!(t.contains("Memory"), "{t}");
-            assert!(t.contains("18.45 kB (estimate)"), "{t}");
+            assert!(t.contains("18.45 kB*"), "{t}");
         }
         let wide = render_text(&s, 140, 40);
         assert!(wide.contains("95% interval"), "{wide}");
@@ -263,5 +305,76 @@ mod tests {
         );
         // Every kind by its own rule: the job's spec carries n and p, never the standard's m, k.
         assert_eq!((job.base.m, job.base.k), (None, None));
+    }
+
+    /// Every row at 80×24 ends inside its border (the cuckoo row at n = 10^6, theory 0.09310%,
+    /// used to push it one column too far), and every memory bar is shown with its
+    /// value beside, never over, the bar.
+    #[test]
+    fn everything_fits_at_80x24() {
+        let mut s = State::new();
+        init(&mut s);
+        type_into(&mut s, Field::N, "1000");
+        let cmds = update(&mut s, Msg::Goto(Tab::Compare));
+        let job = cmds
+            .iter()
+            .find_map(|c| match c {
+                Cmd::StartCompare(j) => Some(j.clone()),
+                _ => None,
+            })
+            .unwrap();
+        for (i, kind) in FilterKind::ALL.iter().enumerate() {
+            let spec = bloomlab::FilterSpec {
+                kind: *kind,
+                ..job.base.clone()
+            };
+            let cfg = MeasureConfig {
+                queries: 2_000,
+                ..MeasureConfig::new(spec, job.keys)
+            };
+            let mut m = measure(&cfg, &Control::default()).unwrap();
+            if *kind == FilterKind::Cuckoo {
+                m.fpr = 0.000_893;
+                m.fpr_ci95 = [m.fpr - 0.000_060_49, m.fpr + 0.000_060_49];
+                m.theory.model = 0.000_931;
+                m.ns_per_insert = 12_345.0;
+            }
+            update(
+                &mut s,
+                Msg::worker(WorkerEvent::CompareRow {
+                    job: job.job,
+                    idx: i,
+                    outcome: RowOutcome::Done(CompareResult {
+                        m,
+                        removable: false,
+                    }),
+                }),
+            );
+        }
+        let t = render_text(&s, 80, 24);
+        let mem = t.find("Memory").unwrap();
+        let (table, bars) = t.split_at(mem);
+        for kind in FilterKind::ALL {
+            let row = line_with(table, &format!("│{:<12} ", kind.name())).unwrap();
+            assert!(
+                row.ends_with(" no   no │") || row.ends_with(" no  yes │"),
+                "{kind}: {row}"
+            );
+            // The bar: name, value, then the blocks.
+            let i = bars
+                .find(&format!("{} ", kind.name()))
+                .unwrap_or_else(|| panic!("{kind}"));
+            let after = &bars[i..];
+            let line = after.lines().next().unwrap();
+            let v = line.find(" kB ").unwrap_or_else(|| panic!("{line}"));
+            let b = line.find('█').unwrap_or_else(|| panic!("{line}"));
+            assert!(v < b, "{line}");
+        }
+        let cuckoo = line_with(table, "cuckoo ").unwrap();
+        assert!(cuckoo.contains(" 0.08930% ±6.049e-5 0.0931% "), "{cuckoo}");
+        assert!(
+            bars.contains("HashSet") && bars.contains("18.45 kB*"),
+            "{t}"
+        );
     }
 }

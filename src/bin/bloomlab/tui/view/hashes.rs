@@ -218,16 +218,10 @@ fn draw_detail(f: &mut Frame<'_>, h: &Hashes, area: Rect) {
         Paragraph::new(lines).block(Block::bordered().title(title)),
         text,
     );
-    // One column per bin; merge neighbouring bins when the pane is narrower than the histogram.
+    // Every column of the pane: bins are merged (narrow pane) or widened (wide pane).
     let block = Block::bordered().title(" bit positions, 0 → m ");
     let inner = block.inner(hist);
-    let width = usize::from(inner.width).max(1);
-    let per = r.histogram.len().div_ceil(width).max(1);
-    let data: Vec<u64> = r
-        .histogram
-        .chunks(per)
-        .map(|c| c.iter().sum::<u64>())
-        .collect();
+    let data = resample(&r.histogram, usize::from(inner.width));
     f.render_widget(
         Sparkline::default()
             .block(block)
@@ -235,6 +229,23 @@ fn draw_detail(f: &mut Frame<'_>, h: &Hashes, area: Rect) {
             .style(Style::default().fg(if uniform { ACCENT } else { BAD })),
         hist,
     );
+}
+
+/// `bins` spread over exactly `width` columns: column j averages the bins whose range starts in
+/// its share `[j·len/width, (j+1)·len/width)` (at least one bin), so no column is left empty
+/// and merged columns stay comparable (an average, ×1000 to keep the integer precision).
+pub(super) fn resample(bins: &[u64], width: usize) -> Vec<u64> {
+    let len = bins.len();
+    if len == 0 || width == 0 {
+        return Vec::new();
+    }
+    (0..width)
+        .map(|j| {
+            let lo = (j * len / width).min(len - 1);
+            let hi = ((j + 1) * len / width).clamp(lo + 1, len);
+            bins[lo..hi].iter().sum::<u64>() * 1000 / (hi - lo) as u64
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -277,6 +288,20 @@ mod tests {
             chi2,
             chi2_p,
         }
+    }
+
+    #[test]
+    fn the_histogram_fills_its_pane() {
+        // 64 bins into 56 columns (the 80×24 pane) and into 120: every column used.
+        let bins: Vec<u64> = (1..=64).collect();
+        for w in [56, 120, 64, 7] {
+            let r = super::resample(&bins, w);
+            assert_eq!(r.len(), w);
+            assert!(r.iter().all(|&v| v > 0), "{w}: {r:?}");
+            assert!(r[0] >= 1000, "{w}");
+            assert!(r.windows(2).all(|p| p[0] <= p[1]), "{w}: {r:?}");
+        }
+        assert_eq!(*super::resample(&bins, 64).last().unwrap(), 64_000);
     }
 
     #[test]

@@ -14,9 +14,13 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
         "Everywhere",
         &[
             ("Tab / Shift-Tab", "next / previous screen"),
-            ("1 2 3 4 5", "Explore, Compare, Hashes, Walkthrough, Help"),
+            (
+                "1 2 3 4 5",
+                "Explore, Compare, Hashes, Walkthrough, Lessons",
+            ),
             ("? or F1", "this help"),
-            ("q, Esc, Ctrl-C", "quit (Esc first leaves a text box)"),
+            ("q, Ctrl-C", "quit"),
+            ("Esc", "leave a text box (never quits)"),
         ],
     ),
     (
@@ -66,8 +70,27 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
             ("d", "delete the word (counting mode only)"),
             ("m", "bit mode / counting mode (4-bit counters)"),
             (
+                "← →  - +",
+                "m (bits) ∓8 / ±1, from 8 to 64; the words are inserted again",
+            ),
+            ("↑ ↓", "k (hashes) ±1, from 1 to 8"),
+            (
                 "x / p",
                 "clear the filter / start again with apple and banana",
+            ),
+        ],
+    ),
+    (
+        "Lessons",
+        &[
+            ("↑ ↓", "previous / next lesson"),
+            (
+                "← →",
+                "change the lesson's setting (its numbers are computed again)",
+            ),
+            (
+                "a b c",
+                "answer the question (a right answer marks the lesson done)",
             ),
         ],
     ),
@@ -115,7 +138,16 @@ pub const SCREENS: &[(&str, &str)] = &[
          a bit; checking grape finds a 0 bit (definitely absent); checking cherry finds all \
          three bits set by apple and banana: a false positive, and the screen says who set \
          each bit. In counting mode d deletes, and deleting a false positive creates false \
-         negatives.",
+         negatives. Change m and k and watch the fill, the classic and exact rates for this m, \
+         k and n, and the rate measured over 4,096 absent words.",
+    ),
+    (
+        "Lessons",
+        "Eight short lessons following the articles and the book: filling past capacity, too \
+         few and too many hashes, deleting from a counting filter, the \"90%\" claim, a weak \
+         hash, blocked memory, a static set, cuckoo deletes. Each names its chapter, has one \
+         setting to change and one question; the numbers come from the library and small real \
+         filters built on the spot. Progress lasts for the session.",
     ),
 ];
 

@@ -8,13 +8,14 @@ mod compare;
 mod explore;
 mod hashes;
 mod help;
+mod lessons;
 mod walkthrough;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Tabs};
+use ratatui::widgets::{Paragraph, Tabs, Wrap};
 
 use super::state::{Level, RunStatus, State, Tab};
 
@@ -39,10 +40,16 @@ pub(super) fn bold() -> Style {
 
 /// Draw everything.
 pub fn draw(f: &mut Frame<'_>, s: &State) {
+    // A long status message (a command line from y) wraps onto more lines.
+    let width = usize::from(f.area().width).max(1);
+    let status_h =
+        s.status
+            .as_ref()
+            .map_or(1, |(_, t)| t.chars().count().div_ceil(width).clamp(1, 4)) as u16;
     let [top, main, bottom] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Min(0),
-        Constraint::Length(1),
+        Constraint::Length(status_h),
     ])
     .areas(f.area());
     draw_tabs(f, s, top);
@@ -51,6 +58,7 @@ pub fn draw(f: &mut Frame<'_>, s: &State) {
         Tab::Compare => compare::draw(f, s, main),
         Tab::Hashes => hashes::draw(f, s, main),
         Tab::Walkthrough => walkthrough::draw(f, s, main),
+        Tab::Lessons => lessons::draw(f, s, main),
         Tab::Help => help::draw(f, s, main),
     }
     draw_status(f, s, bottom);
@@ -63,6 +71,9 @@ fn draw_tabs(f: &mut Frame<'_>, s: &State, area: Rect) {
         .map(|(i, t)| {
             if *t == Tab::Help {
                 format!("? {}", t.title())
+            } else if *t == Tab::Walkthrough && area.width < 90 {
+                // Six tabs and the activity label fit in 80 columns.
+                format!("{} Walk", i + 1)
             } else {
                 format!("{} {}", i + 1, t.title())
             }
@@ -106,12 +117,12 @@ fn hints(s: &State) -> (&'static str, &'static str) {
             "type a value (1e6, 1%, 1/100, 64KiB, 2^16) · Enter apply · Esc cancel",
         ),
         Tab::Explore => (
-            "↑↓ field  ←→/+- change  PgUp/PgDn ×10  Enter type  a auto  v chart  r remeasure  Tab screen  ? help  q quit",
-            "↑↓ field  ←→ change  Enter type  a auto  v chart  r remeasure  ? help  q quit",
+            "↑↓ field  ←→/+- change  PgUp/PgDn ×10  Enter type  a auto  v chart  r remeasure  y command  g run anyway  Tab screen  ? help  q quit",
+            "↑↓ field ←→ change Enter type a auto v chart r again y cmd g go ? help q quit",
         ),
         Tab::Compare => (
             "r remeasure with fresh keys · n, p, hash, strategy and keys come from Explore · Tab screen · ? help · q quit",
-            "r remeasure · n, p, hash, strategy, keys from Explore · Tab screen · q quit",
+            "r remeasure · y command · g run anyway · settings from Explore · q quit",
         ),
         Tab::Hashes => (
             "↑↓←→ cell  k/K key kind  +/- n  v metric  r remeasure  Tab screen  ? help  q quit",
@@ -122,12 +133,16 @@ fn hints(s: &State) -> (&'static str, &'static str) {
             "type a word · Enter or Esc when done",
         ),
         Tab::Walkthrough => (
-            "Enter/i type  a insert  c check  d delete  m counting  x clear  p reload  Tab screen  ? help  q quit",
-            "Enter type  a insert  c check  d delete  m counting  x clear  p reload  q quit",
+            "Enter/i type  a insert  c check  d delete  ←→ m ±8  +- m ±1  ↑↓ k  m counting  x clear  p reload  Tab screen  q quit",
+            "Enter type a ins c chk d del ←→ m±8 +- m±1 ↑↓ k m cnt x clr p load q quit",
+        ),
+        Tab::Lessons => (
+            "↑↓ lesson  ←→ change the setting  a b c answer  Tab screen  ? help  q quit",
+            "↑↓ lesson  ←→ change the setting  a b c answer  ? help  q quit",
         ),
         Tab::Help => (
-            "↑↓ PgUp/PgDn scroll · 1-4 or Tab for a screen · q quit",
-            "↑↓ PgUp/PgDn scroll · 1-4 or Tab for a screen · q quit",
+            "↑↓ PgUp/PgDn scroll · 1-5 or Tab for a screen · q quit",
+            "↑↓ PgUp/PgDn scroll · 1-5 or Tab for a screen · q quit",
         ),
     }
 }
@@ -151,7 +166,7 @@ fn draw_status(f: &mut Frame<'_>, s: &State, area: Rect) {
             })
         }
     };
-    f.render_widget(Paragraph::new(line), area);
+    f.render_widget(Paragraph::new(line).wrap(Wrap { trim: false }), area);
 }
 
 /// Render the state into a text buffer of `w`×`h` (for tests).
@@ -214,7 +229,8 @@ mod tests {
                         "1 Explore",
                         "2 Compare",
                         "3 Hashes",
-                        "4 Walkthrough",
+                        "4 Walk",
+                        "5 Lessons",
                         "? Help",
                     ] {
                         assert!(text.contains(title), "{t:?} {w}x{h}: tab bar\n{text}");

@@ -7,21 +7,67 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 
 use super::{ACCENT, BAD, MARK, MEASURED, bold, selected};
-use bloomlab::walkthrough::{self, HASH, K, M, Outcome, STRATEGY};
+use bloomlab::theory;
+use bloomlab::walkthrough::{self, HASH, Outcome, STRATEGY};
 
-use crate::tui::state::State;
+use crate::tui::fmt;
+use crate::tui::state::{State, WALK_QUERIES};
 
+/// Positions with separators: `9, 10, 11` (never `91011`).
 fn list(ps: &[u64]) -> String {
     ps.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
 }
 
+/// The rates beside the bits: the fill now and expected, the classic and exact FPR for this m,
+/// k and n (the numbers `bloomlab calc --m M --n N --k K` prints), and the rate measured over
+/// [`WALK_QUERIES`] absent words.
+pub(super) fn rate_lines(w: &crate::tui::state::Walk) -> Vec<Line<'static>> {
+    let (m, k, n) = (w.session.m(), w.session.k(), w.n());
+    let exact = theory::fpr_exact_with_bound(m, n, k).map_or_else(
+        || "n/a".to_string(),
+        |e| bloomlab::units::format_prob_bounded(e.ln_value, e.rel_error),
+    );
+    vec![
+        Line::from(vec![
+            Span::raw(format!("n = {n} · fill now ")),
+            Span::styled(
+                format!("{:.1}%", w.session.ones() as f64 * 100.0 / m as f64),
+                bold().fg(MEASURED),
+            ),
+            Span::raw(format!(
+                " ({} of {m} bits) · expected {:.1}%",
+                w.session.ones(),
+                theory::expected_fill(m, n, k) * 100.0
+            )),
+        ]),
+        Line::from(vec![
+            Span::raw(format!(
+                "FPR classic {} · exact {exact} · measured ",
+                fmt::prob(theory::fpr_classic(m, n, k))
+            )),
+            Span::styled(fmt::prob(w.measured_rate()), bold().fg(MEASURED)),
+            Span::raw(format!(
+                " ({}/{})",
+                fmt::int(w.measured_fp),
+                fmt::int(WALK_QUERIES)
+            )),
+        ]),
+    ]
+}
+
 pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
     let w = &s.walk;
+    let m = w.session.m();
+    // Cells wide enough for the largest index; as many per row as the width holds.
+    let cell = if m > 10 { 4usize } else { 3 };
+    let cell = if m > 16 { 3 } else { cell };
+    let per_row = (usize::from(area.width.saturating_sub(2)).saturating_sub(5) / cell).max(1);
+    let groups = (m as usize).div_ceil(per_row);
     let [bits, word, result, words] = Layout::vertical([
-        Constraint::Length(5),
+        Constraint::Length(groups as u16 * 3 + 4),
         Constraint::Length(3),
-        Constraint::Min(4),
-        Constraint::Length(4),
+        Constraint::Min(3),
+        Constraint::Length(if groups <= 2 { 4 } else { 3 }),
     ])
     .areas(area);
 
@@ -31,44 +77,48 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
     } else {
         w.session.positions(&w.input)
     };
-    let cell = 4usize;
-    let mut idx = vec![Span::raw(" bit ")];
     let counting = w.session.counting();
-    let mut val = vec![Span::raw(if counting { " cnt " } else { " val " })];
-    let mut mark = vec![Span::raw("     ")];
-    for i in 0..M {
-        let here = current.contains(&i);
-        idx.push(Span::raw(format!("{i:>cell$}")));
-        let c = w.session.counter(i);
-        let v = if counting {
-            c.to_string()
-        } else {
-            u8::from(c > 0).to_string()
-        };
-        let style = match (here, c > 0) {
-            (true, _) => selected(),
-            (false, true) => bold().fg(ACCENT),
-            (false, false) => Style::default(),
-        };
-        val.push(Span::raw(" ".repeat(cell - v.len() - 1)));
-        val.push(Span::styled(format!(" {v}"), style));
-        mark.push(Span::styled(
-            format!("{:>cell$}", if here { "▲" } else { "" }),
-            bold().fg(MARK),
-        ));
+    let mut rows = Vec::new();
+    for g in 0..groups {
+        let mut idx = vec![Span::raw(" bit ")];
+        let mut val = vec![Span::raw(if counting { " cnt " } else { " val " })];
+        let mut mark = vec![Span::raw("     ")];
+        let lo = (g * per_row) as u64;
+        for i in lo..(lo + per_row as u64).min(m) {
+            let here = current.contains(&i);
+            idx.push(Span::raw(format!("{i:>cell$}")));
+            let c = w.session.counter(i);
+            let v = if counting {
+                c.to_string()
+            } else {
+                u8::from(c > 0).to_string()
+            };
+            let style = match (here, c > 0) {
+                (true, _) => selected(),
+                (false, true) => bold().fg(ACCENT),
+                (false, false) => Style::default(),
+            };
+            val.push(Span::raw(" ".repeat(cell.saturating_sub(v.len() + 1))));
+            val.push(Span::styled(format!(" {v}"), style));
+            mark.push(Span::styled(
+                format!("{:>cell$}", if here { "▲" } else { "" }),
+                bold().fg(MARK),
+            ));
+        }
+        rows.extend([Line::from(idx), Line::from(val), Line::from(mark)]);
     }
+    rows.extend(rate_lines(w));
     let mode = if counting {
-        "counting mode (4-bit counters)"
+        "counting (4-bit)"
     } else {
         "bit mode"
     };
     f.render_widget(
-        Paragraph::new(vec![Line::from(idx), Line::from(val), Line::from(mark)]).block(
-            Block::bordered().title(format!(
-                " m = {M} bits, k = {K} · {HASH} seed {}, {STRATEGY} hashing · {mode} ",
-                w.session.seed()
-            )),
-        ),
+        Paragraph::new(rows).block(Block::bordered().title(format!(
+            " m = {m} bits, k = {} · {HASH} seed {}, {STRATEGY} · {mode} ",
+            w.session.k(),
+            w.session.seed()
+        ))),
         bits,
     );
 
@@ -96,9 +146,7 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
     // Newest first; older actions follow while there is room.
     let mut lines = Vec::new();
     if w.log.is_empty() {
-        lines.push(Line::from(
-            "apple and banana are inserted. Press c to check 'cherry', or Enter to type another word.",
-        ));
+        lines.push(Line::from(opening_hint(w)));
     }
     for (i, (word, out)) in w.log.iter().rev().enumerate() {
         if i == 1 {
@@ -129,6 +177,39 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
             .block(Block::bordered().title(" Inserted ")),
         words,
     );
+}
+
+/// What to do next, true in the state shown: which words are in, and what the box holds.
+fn opening_hint(w: &crate::tui::state::Walk) -> String {
+    let words = w.session.words();
+    let mut names: Vec<&str> = Vec::new();
+    for (x, _) in words {
+        if !names.contains(&x.as_str()) {
+            names.push(x);
+        }
+    }
+    let inserted = match names.len() {
+        0 => "The filter is empty.".to_string(),
+        1 => format!("{} is inserted.", names[0]),
+        2 => format!("{} and {} are inserted.", names[0], names[1]),
+        k => format!("{k} words are inserted."),
+    };
+    let next = if w.editing {
+        "Type a word, then Enter.".to_string()
+    } else if w.input.is_empty() {
+        "Press Enter to type a word (p reloads apple and banana).".to_string()
+    } else if words.is_empty() {
+        format!(
+            "Press a to insert '{}', c to check it, or Enter to type another word.",
+            w.input
+        )
+    } else {
+        format!(
+            "Press c to check '{}', a to insert it, or Enter to type another word.",
+            w.input
+        )
+    };
+    format!("{inserted} {next}")
 }
 
 fn setters_text(setters: &[(u64, Vec<String>)]) -> String {
@@ -474,5 +555,100 @@ mod tests {
         );
         let c = counters(&t);
         assert_eq!((c[5].as_str(), c[13].as_str()), ("1", "1"), "{c:?}");
+    }
+
+    /// m = 32, k = 4 (two steps right, one up), five words typed: the fill and the rates on
+    /// screen are the library's theory for (32, 5, 4) and the measured rate is the session's own.
+    #[test]
+    fn adjustable_m_and_k_with_rates() {
+        use bloomlab::theory;
+        let mut s = State::new();
+        update(&mut s, Msg::Goto(Tab::Walkthrough));
+        update(&mut s, Msg::WalkClear);
+        update(&mut s, Msg::Right);
+        update(&mut s, Msg::Right);
+        update(&mut s, Msg::Up);
+        assert_eq!((s.walk.session.m(), s.walk.session.k()), (32, 4));
+        for w in ["alpha", "bravo", "charlie", "delta", "echo"] {
+            type_word(&mut s, w);
+            update(&mut s, Msg::WalkInsert);
+        }
+        let t = render_text(&s, 80, 24);
+        assert!(t.contains(" m = 32 bits, k = 4 "), "{t}");
+        let fill = format!("expected {:.1}%", theory::expected_fill(32, 5, 4) * 100.0);
+        assert_eq!(fill, "expected 47.0%");
+        assert!(t.contains(&fill), "{t}");
+        let ones = s.walk.session.ones();
+        let now = format!(
+            "n = 5 · fill now {:.1}% ({ones} of 32 bits)",
+            ones as f64 * 100.0 / 32.0
+        );
+        assert!(t.contains(&now), "{t}");
+        let classic = crate::tui::fmt::prob(theory::fpr_classic(32, 5, 4));
+        assert_eq!(classic, "4.665%");
+        let e = theory::fpr_exact_with_bound(32, 5, 4).unwrap();
+        let exact = bloomlab::units::format_prob_bounded(e.ln_value, e.rel_error);
+        assert_eq!(exact, "5.170%");
+        assert!(
+            t.contains(&format!(
+                "FPR classic {classic} · exact {exact} · measured "
+            )),
+            "{t}"
+        );
+        let fp = s.walk.session.measured_false_positives(4096);
+        assert!(t.contains(&format!("({fp}/4,096)")), "{t}");
+        // The bit indices are separated, even two-digit ones.
+        let idx = line_with(&t, "│ bit ").unwrap();
+        assert!(idx.contains(" 9 10 11 12 13"), "{t}");
+        assert!(!t.contains("9101112"), "{t}");
+        // Everything fits at 80×24: the last inserted word and the hints are shown.
+        assert!(t.contains("echo {"), "{t}");
+        // m stops at 8 and 64, k at 1 and 8.
+        for _ in 0..10 {
+            update(&mut s, Msg::Right);
+            update(&mut s, Msg::Up);
+        }
+        assert_eq!((s.walk.session.m(), s.walk.session.k()), (64, 8));
+        assert_eq!(s.walk.n(), 5, "the words are inserted again");
+        let t = render_text(&s, 80, 24);
+        assert!(t.contains("· measured "), "64 bits fit at 80×24: {t}");
+        assert!(t.contains("Inserted") && t.contains("alpha {"), "{t}");
+        assert!(t.contains(" 63"), "{t}");
+        for _ in 0..10 {
+            update(&mut s, Msg::Left);
+            update(&mut s, Msg::Down);
+        }
+        assert_eq!((s.walk.session.m(), s.walk.session.k()), (8, 1));
+    }
+
+    /// The opening hint is true in the state it is shown in.
+    #[test]
+    fn hints_are_true() {
+        let mut s = State::new();
+        update(&mut s, Msg::Goto(Tab::Walkthrough));
+        let t = render_text(&s, 80, 24);
+        assert!(
+            t.contains("apple and banana are inserted. Press c to check 'cherry'"),
+            "{t}"
+        );
+        // Enter then Esc keeps the word, so c still checks cherry.
+        update(&mut s, Msg::StartEdit);
+        update(&mut s, Msg::CancelEdit);
+        update(&mut s, Msg::WalkQuery);
+        assert!(render_text(&s, 80, 24).contains("'cherry' → maybe present"));
+        update(&mut s, Msg::WalkClear);
+        let t = render_text(&s, 80, 24);
+        assert!(!t.contains("apple and banana are inserted"), "{t}");
+        assert!(
+            t.contains("The filter is empty. Press a to insert 'cherry'"),
+            "{t}"
+        );
+        update(&mut s, Msg::StartEdit);
+        update(&mut s, Msg::Backspace);
+        let t = render_text(&s, 80, 24);
+        assert!(t.contains("Type a word, then Enter."), "{t}");
+        update(&mut s, Msg::WalkPreload);
+        let t = render_text(&s, 80, 24);
+        assert!(t.contains("apple and banana are inserted."), "{t}");
     }
 }
