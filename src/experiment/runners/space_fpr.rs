@@ -2,7 +2,7 @@
 //! sweep that it can reach, built at its design n (static kinds from their whole key set),
 //! measured with [`crate::measure::measure`]: bits per key against measured FPR.
 //!
-//! Kinds with a discrete width (cuckoo and the static sets: 8/12/16-bit fingerprints) give the
+//! Kinds with a discrete width (cuckoo 4 to 32 bits, xor/binary fuse 8 or 16, ribbon 1 to 32) give the
 //! same filter for many p; each configuration is measured once (at the largest p that picks it,
 //! the first in a descending sweep). A p the kind cannot reach (xor below 2^−16) is left out,
 //! not an error. Queries per point: `⌈target/p⌉` so that about `target` false positives are
@@ -40,6 +40,7 @@ pub(super) fn point_spec(s: &SeriesDef, p: f64) -> Option<Result<FilterSpec>> {
     let reachable = match fs.kind {
         _ if fs.fingerprint_bits != 0 => true,
         FilterKind::Cuckoo => theory::cuckoo::fingerprint_bits_for(p).is_ok(),
+        FilterKind::Ribbon => theory::ribbon::result_bits_for(p).is_ok(),
         k if k.caps().static_set => theory::xor::fingerprint_bits_for(p).is_ok(),
         _ => true,
     };
@@ -53,6 +54,8 @@ fn configuration(fs: &FilterSpec) -> Option<u32> {
     match fs.kind {
         _ if fs.fingerprint_bits != 0 => Some(fs.fingerprint_bits),
         FilterKind::Cuckoo => theory::cuckoo::fingerprint_bits_for(p).ok(),
+        // Ribbon: any result width 1 to 32, one point per width.
+        FilterKind::Ribbon => theory::ribbon::result_bits_for(p).ok(),
         k if k.caps().static_set => theory::xor::fingerprint_bits_for(p).ok(),
         _ => None,
     }

@@ -1035,6 +1035,26 @@ mod tests {
     }
 
     #[test]
+    fn exact_rate_at_one_gib_is_the_library_value() {
+        // m = 2^33 bits (1 GiB), n = 10^8, k = 30: the exact rate is ~1e-16 (the old moment form
+        // cancelled to "100%" at such m); the screen shows the library's value in its format.
+        let mut s = State::new();
+        init(&mut s);
+        type_into(&mut s, Field::N, "1e8");
+        type_into(&mut s, Field::M, "1GiB");
+        type_into(&mut s, Field::K, "30");
+        let want = bloomlab::theory::fpr_exact_with_bound(1 << 33, 100_000_000, 30).expect("bound");
+        assert!(want.value > 1e-18 && want.value < 1e-14, "{want:?}");
+        let t = render_text(&s, 120, 40);
+        has(&t, "m = 8,589,934,592 bits");
+        has(
+            &t,
+            &format!("FPR exact    {}", crate::tui::fmt::prob(want.value)),
+        );
+        assert!(!t.contains("100.0"), "{t}");
+    }
+
+    #[test]
     fn refused_measurement_says_why() {
         let mut s = State::new();
         init(&mut s);
