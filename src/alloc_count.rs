@@ -20,7 +20,9 @@
 //! The counters are process-wide: allocations by other threads during a measurement are counted
 //! too, so measure on a quiet process (the experiment runner is single-threaded).
 //!
-//! This is the crate's only `unsafe` code: implementing [`GlobalAlloc`] requires `unsafe impl`.
+//! One of the crate's three `unsafe` sites (the others: the AVX2 split-block call in
+//! `filters/avx2.rs` and the 4-wise binary fuse window read): implementing [`GlobalAlloc`]
+//! requires `unsafe impl`.
 //! Every method forwards its arguments unchanged to `System` and only adds atomic bookkeeping.
 #![allow(unsafe_code)]
 
