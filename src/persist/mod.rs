@@ -112,6 +112,25 @@ pub mod atomic;
 mod codecs;
 mod container;
 pub mod stream;
+/// Tests: re-seal a modified file with a correct checksum, so the checks behind it are hit.
+#[cfg(test)]
+pub(crate) fn reseal(b: &mut [u8]) {
+    let n = b.len() - 8;
+    let sum = xxhash_rust::xxh3::xxh3_64(&b[..n]);
+    b[n..].copy_from_slice(&sum.to_le_bytes());
+}
+
+/// Tests: `b` with its params bytes at `at` (from the params' start) replaced by `v`, re-sealed,
+/// then loaded as `F`.
+#[cfg(test)]
+pub(crate) fn load_with_params<F: Persist>(b: &[u8], at: usize, v: &[u8]) -> Result<F> {
+    let mut b = b.to_vec();
+    let start = HEADER_LEN + at;
+    b[start..start + v.len()].copy_from_slice(v);
+    reseal(&mut b);
+    from_bytes(&b, &LoadOptions::new())
+}
+
 #[cfg(test)]
 mod tests;
 

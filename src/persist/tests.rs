@@ -16,12 +16,7 @@ fn sample() -> StandardBloom {
     f
 }
 
-/// Re-seal a modified file with a correct checksum, so checks behind the checksum are hit.
-fn reseal(b: &mut [u8]) {
-    let n = b.len() - 8;
-    let s = xxhash_rust::xxh3::xxh3_64(&b[..n]);
-    b[n..].copy_from_slice(&s.to_le_bytes());
-}
+use super::reseal;
 
 fn corrupt_msg<T: std::fmt::Debug>(r: Result<T>) -> String {
     match r {

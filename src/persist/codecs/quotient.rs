@@ -145,9 +145,7 @@ mod tests {
         let mut b = to_bytes(f, &SaveOptions::default()).unwrap();
         let start = crate::persist::HEADER_LEN + at;
         b[start..start + bytes.len()].copy_from_slice(bytes);
-        let n = b.len() - 8;
-        let sum = xxhash_rust::xxh3::xxh3_64(&b[..n]);
-        b[n..].copy_from_slice(&sum.to_le_bytes());
+        crate::persist::reseal(&mut b);
         AnyFilter::from_bytes(&b, &LoadOptions::new())
     }
 
@@ -181,9 +179,7 @@ mod tests {
         // Set every shifted bit of the first block: runs no longer match their quotients.
         let start = crate::persist::HEADER_LEN + 32 + 16;
         b[start..start + 8].copy_from_slice(&u64::MAX.to_le_bytes());
-        let n = b.len() - 8;
-        let sum = xxhash_rust::xxh3::xxh3_64(&b[..n]);
-        b[n..].copy_from_slice(&sum.to_le_bytes());
+        crate::persist::reseal(&mut b);
         let e = AnyFilter::from_bytes(&b, &LoadOptions::new()).unwrap_err();
         assert!(matches!(e, Error::Corrupt(_)), "{e}");
     }

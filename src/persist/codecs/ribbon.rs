@@ -125,12 +125,7 @@ mod tests {
 
     /// Change the params at `at` to `v`, fix the checksum, and load.
     fn load_with(b: &[u8], at: usize, v: &[u8]) -> crate::error::Result<RibbonFilter> {
-        let mut b = b.to_vec();
-        b[52 + at..52 + at + v.len()].copy_from_slice(v);
-        let n = b.len() - 8;
-        let sum = xxhash_rust::xxh3::xxh3_64(&b[..n]);
-        b[n..].copy_from_slice(&sum.to_le_bytes());
-        persist::from_bytes(&b, &LoadOptions::new())
+        persist::load_with_params(b, at, v)
     }
 
     #[test]
