@@ -114,7 +114,7 @@ expect compare "n = 100,000 · p = 1.000%" "standard" "counting" "blocked" "spli
 grep -E "^│standard +[0-9.]+ +[0-9.]+ kB +[0-9.]+%" "$OUT/compare.txt" >/dev/null ||
     fail "compare: standard row has no numbers"
 
-# 5. Hashes: 9 hashes × 5 strategies on sequential keys; weak × double is selected.
+# 5. Hashes: 10 hashes × 6 strategies on sequential keys; weak × double is selected.
 keys 3
 wait_for 'done: all 45 measured' 180
 expect hashes "keys seq" "weak × double on seq keys" "positions are NOT uniform" "xxh3" "guava64"

@@ -40,11 +40,19 @@ fn fpr_bad(r: &HashResult) -> bool {
         .is_some_and(|e| r.m.fpr_ci95[0] > 1.5 * e || r.m.fpr_ci95[1] < e / 1.5)
 }
 
-fn cell_text(r: &HashResult, metric: HashMetric) -> (String, bool) {
+/// A cell's text for a column `width` characters wide: the FPR and its ratio to the exact rate,
+/// or (too narrow for both, as at 80 columns) the ratio alone — the detail pane shows the FPR.
+fn cell_text(r: &HashResult, metric: HashMetric, width: usize) -> (String, bool) {
     match metric {
         HashMetric::Fpr => {
             let ratio = r.m.theory.exact.map_or(f64::NAN, |e| r.m.fpr / e);
-            (format!("{} ×{ratio:.2}", fmt::prob(r.m.fpr)), fpr_bad(r))
+            let both = format!("{} ×{ratio:.2}", fmt::prob(r.m.fpr));
+            let text = if both.chars().count() <= width {
+                both
+            } else {
+                format!("×{ratio:.2}")
+            };
+            (text, fpr_bad(r))
         }
         HashMetric::Uniformity => {
             let text = if r.chi2_p < 1e-12 {
@@ -91,6 +99,10 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
         ])),
         head,
     );
+    // Strategy columns share what the bordered table leaves after the 8-wide hash column and
+    // one space between columns (Constraint::Min(10) below).
+    let strategies = StrategyId::ALL.len();
+    let col_w = (usize::from(area.width).saturating_sub(2 + 8 + strategies) / strategies).max(10);
     let mut header = vec![Cell::from("hash")];
     header.extend(StrategyId::ALL.iter().map(|s| Cell::from(short(*s))));
     let mut rows = Vec::new();
@@ -102,7 +114,7 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
                 RowState::Pending => ("·".to_string(), Style::default()),
                 RowState::Out(RowOutcome::Failed(_)) => ("failed".into(), bold().fg(BAD)),
                 RowState::Out(RowOutcome::Done(res)) => {
-                    let (t, bad) = cell_text(res, h.metric);
+                    let (t, bad) = cell_text(res, h.metric, col_w);
                     (
                         t,
                         if bad {
@@ -340,12 +352,13 @@ mod tests {
         // The weak hash's FPR is many times the exact rate; xxh3's is about 1×.
         let ratio = |line: &str| -> f64 {
             let i = line.find('×').unwrap();
-            line[i + '×'.len_utf8()..]
+            let token = line[i + '×'.len_utf8()..]
                 .split_whitespace()
                 .next()
-                .unwrap()
-                .parse()
-                .unwrap()
+                .unwrap();
+            // The whole ratio is shown (two decimals), never cut by the column.
+            assert_eq!(token.split('.').nth(1).map(str::len), Some(2), "{line}");
+            token.parse().unwrap()
         };
         assert!(ratio(weak) > 3.0, "{weak}");
         assert!((0.7..1.4).contains(&ratio(xxh3)), "{xxh3}");
