@@ -42,7 +42,12 @@ fn ed() -> st::Rule {
 // ---------------------------------------------------------------------------------------------
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(ProptestConfig {
+        cases: 48,
+        // A failing case shrinks in seconds, not the hour an unbounded shrink of 600 items took.
+        max_shrink_time: 60_000,
+        ..ProptestConfig::default()
+    })]
 
     /// Every inserted item is found, however many layers the inserts created.
     #[test]
@@ -57,15 +62,62 @@ proptest! {
         p.tightening = tightening;
         let mut f = ScalableBloom::with_params_and(p, Xxh3::default(), EnhancedDoubleHashing)
             .unwrap();
+        // Slow growth with strong tightening runs out of layers: after L layers the next one
+        // needs k = log2(1/P_L) hash functions, and past MAX_K it cannot exist. That is the typed
+        // `Full` error, allowed only when the model agrees the next layer is out of range, and
+        // it must leave the filter as it was.
+        let mut stored = 0usize;
         for it in &items {
-            f.try_insert(it).unwrap();
+            match f.try_insert(it) {
+                Ok(()) => stored += 1,
+                Err(Error::Full { len, .. }) => {
+                    prop_assert_eq!(len, stored as u64);
+                    let next = u32::try_from(f.layer_count()).unwrap();
+                    prop_assert!(
+                        st::layer(n0, 0.01, growth, tightening, next, ed()).is_err(),
+                        "Full at {} items, but the model can build layer {}", stored, next
+                    );
+                    break;
+                }
+                Err(e) => prop_assert!(false, "unexpected error {}", e),
+            }
         }
-        prop_assert_eq!(f.len(), items.len() as u64);
-        prop_assert!(items.len() as u64 <= f.capacity());
-        for it in &items {
+        prop_assert_eq!(f.len(), stored as u64);
+        prop_assert!(stored as u64 <= f.capacity());
+        for it in &items[..stored] {
             prop_assert!(f.contains(it));
         }
     }
+}
+
+/// The case CI's proptest found: n0 = 4, growth 1.0122, tightening 0.341 holds 219 items in
+/// 39 tiny layers, then layer 39 would need more than MAX_K hash functions. The insert is refused
+/// with `Full`, exactly where the model says the next layer cannot be built, and nothing is lost.
+#[test]
+fn scalable_slow_growth_runs_out_of_layers_where_the_model_says() {
+    let (n0, growth, tightening) = (4, 1.012_232_712_984_661, 0.340_999_779_989_480_6);
+    let mut p = ScalableParams::new(n0, 0.01);
+    p.growth = growth;
+    p.tightening = tightening;
+    let mut f = ScalableBloom::with_params_and(p, Xxh3::default(), EnhancedDoubleHashing).unwrap();
+    let mut stored = 0u64;
+    let err = loop {
+        match f.try_insert(&stored.to_le_bytes()) {
+            Ok(()) => stored += 1,
+            Err(e) => break e,
+        }
+        assert!(stored < 10_000, "never ran out of layers");
+    };
+    assert!(
+        matches!(err, Error::Full { len, .. } if len == stored),
+        "{err}"
+    );
+    let layers = u32::try_from(f.layer_count()).unwrap();
+    assert!(st::layer(n0, 0.01, growth, tightening, layers - 1, ed()).is_ok());
+    assert!(st::layer(n0, 0.01, growth, tightening, layers, ed()).is_err());
+    assert_eq!(f.len(), stored);
+    assert!((0..stored).all(|i| f.contains(&i.to_le_bytes())));
+    println!("{stored} items in {layers} layers before Full");
 }
 
 /// Grow from 1,000 to `items`, then measure the FPR on `queries` absent keys.
