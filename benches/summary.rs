@@ -48,7 +48,7 @@ type Ratio = (
     Option<Target>,
 );
 
-/// The ratios the summary reports, with issue 5's targets where it set one.
+/// The ratios the summary reports, with the performance targets where one was set.
 fn headline_ratios() -> Vec<Ratio> {
     let le = |max| Some(Target { max, at: None });
     let mut v: Vec<Ratio> = vec![(
@@ -467,7 +467,7 @@ fn main() {
          `cargo bench --bench bench` run (median of the samples; one timed iteration = a batch of {} random \
          keys, so every number is ns per key). Every filter is configured for n keys at p = 1% (or the \
          nearest it allows: see *Configurations*). Ratios compare implementations measured in the same run. \
-         The machine is shared and noisy: differences under ~10% are not significant.\n\n## Machine\n\n{}",
+         The machine is shared and noisy: the noise witness in *Headline ratios* says how far any ratio of the run can be off.\n\n## Machine\n\n{}",
         settings::BATCH,
         machine()
     );
@@ -542,7 +542,7 @@ fn main() {
         "\n## Headline ratios\n\nThe first line measures the same code twice (`insert` is identical in \
          `bloomlab-standard` and `bloomlab-standard-batch`): how far it is from 1.00 is how far any ratio \
          of this run can be off because of other load on the machine. ✓ / ✗: the ratio meets / misses \
-         the target issue 5 set for it (≤ target; the floor target only at n = 10^8). \
+         the performance target set for it (≤ target; the floor target only at n = 10^8). \
          `(w r)` beside a ratio: the noise witness's ratio for the same operation and n \
          (`bloomlab-standard-witness / bloomlab-standard`, the same code under two names): a ratio \
          within the witness's distance from 1.00 of its target is not decided by this run.\n"
