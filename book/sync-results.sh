@@ -177,7 +177,7 @@ hash_cmd="measure --n 100000 --p 0.01 --queries 200000 --seed 3"
 
 # Classic against exact as m grows, at about 10 bits per item and k = 7.
 {
-    echo "| n | m (bits) | k | classic (1 − e^(−kn/m))^k | exact (Bose et al.) | classic is low by |"
+    echo "| n | m (bits) | k | classic (1 − e<sup>−kn/m</sup>)<sup>k</sup> | exact (Bose et al.) | classic is low by |"
     echo "|---:|---:|---:|---:|---:|---:|"
     for row in "26 256" "100 1024" "1000 10240" "10000 102400" "1000000 10240000"; do
         set -- $row
@@ -190,7 +190,7 @@ hash_cmd="measure --n 100000 --p 0.01 --queries 200000 --seed 3"
 
 # Bits per item: the lower bound, a Bloom filter, a cuckoo filter (b = 4, 95% load).
 {
-    echo "| target p | lower bound log₂(1/p) | Bloom filter 1.44·log₂(1/p) | overhead | k | cuckoo (log₂(1/p) + 3)/0.95 |"
+    echo "| target p | lower bound log₂(1/p) | Bloom filter at integer k (optimum 1.44·log₂(1/p)) | overhead | k | cuckoo (log₂(1/p) + 3)/0.95 |"
     echo "|---:|---:|---:|---:|---:|---:|"
     for p in 0.1 0.01 0.001 0.0001 0.00001; do
         "$BLOOMLAB" calc --p "$p" --json | tr -d '\n'

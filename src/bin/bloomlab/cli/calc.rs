@@ -502,7 +502,7 @@ pub fn run(a: &Args) -> Result<()> {
     if let Some(f) = s.expected_fill {
         outln!("  fill      {:.1}% of bits set after n items", f * 100.0)?;
     }
-    outln!("  (MB = 10^6 bytes, MiB = 2^20 bytes: quoted sizes often mix the two)")?;
+    outln!("  (MB = 10⁶ bytes, MiB = 2²⁰ bytes: quoted sizes often mix the two)")?;
     Ok(())
 }
 

@@ -12,11 +12,23 @@ pub struct Args {
     pub seed: u32,
 }
 
+/// The bit array, three characters per bit so that two-digit indices stay apart.
 fn show(w: &Walkthrough) -> bloomlab::Result<()> {
-    let header: String = (0..M).map(|i| format!("{i:>2}")).collect();
-    let row: String = (0..M).map(|i| if w.bit(i) { " 1" } else { " 0" }).collect();
+    let header: String = (0..M).map(|i| format!("{i:>3}")).collect();
+    let row: String = (0..M)
+        .map(|i| if w.bit(i) { "  1" } else { "  0" })
+        .collect();
     outln!("      bit {header}")?;
     outln!("    value {row}")
+}
+
+/// `n` in superscript digits (the book writes powers as superscripts, also in text output).
+fn superscript(n: u32) -> String {
+    const DIGITS: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
+    n.to_string()
+        .bytes()
+        .map(|b| DIGITS[usize::from(b - b'0')])
+        .collect()
 }
 
 /// The line for a word whose probes hit one bit more than once.
@@ -28,7 +40,7 @@ fn repeat_note(word: &str, positions: &[u64]) -> bloomlab::Result<()> {
             format!("{r} times")
         };
         outln!(
-            "    \"{word}\" hits bit {p} {times}: its {K} positions are not all different, so it sets fewer bits"
+            "    \"{word}\" hits bit {p} {times}:\n    its {K} positions are not all different, so it sets fewer bits"
         )?;
     }
     Ok(())
@@ -42,7 +54,7 @@ pub fn run(a: &Args) -> bloomlab::Result<()> {
     let mut w = Walkthrough::new(a.seed);
     outln!("A Bloom filter of m = {M} bits and k = {K} hash functions.")?;
     outln!(
-        "Positions: murmur3_128 (seed {}) gives h1, h2; position i = ⌊(h1 + i·h2) · m / 2^64⌋, i = 0..{}.\n",
+        "Positions: murmur3_128 (seed {}) gives h1, h2;\nposition i = ⌊(h1 + i·h2) · m / 2⁶⁴⌋, i = 0..{}.\n",
         a.seed,
         K - 1
     )?;
@@ -53,7 +65,7 @@ pub fn run(a: &Args) -> bloomlab::Result<()> {
         let out = w.insert(word);
         let pos = out.positions();
         outln!(
-            "\nStep {}: insert \"{word}\": h1 = {:#018x}, h2 = {:#018x} → positions {pos:?}",
+            "\nStep {}: insert \"{word}\": h1 = {:#018x}, h2 = {:#018x}\n    → positions {pos:?}",
             step + 1,
             h.lo,
             h.hi,
@@ -64,7 +76,7 @@ pub fn run(a: &Args) -> bloomlab::Result<()> {
                 let others: Vec<&String> = by.iter().filter(|o| o != word).collect();
                 if let Some(other) = others.first() {
                     outln!(
-                        "    bit {p} is already 1 (set by \"{other}\"): a collision, nothing changes there"
+                        "    bit {p} is already 1 (set by \"{other}\"): a collision, nothing changes"
                     )?;
                 }
             }
@@ -76,7 +88,7 @@ pub fn run(a: &Args) -> bloomlab::Result<()> {
         step += 1;
         let out = w.query(word);
         let pos = out.positions();
-        out!("\nStep {step}: query \"{word}\" → positions {pos:?}: ")?;
+        out!("\nStep {step}: query \"{word}\" → positions {pos:?}:\n    ")?;
         match &out {
             Outcome::Absent { zeros, .. } => {
                 outln!("bit(s) {zeros:?} are 0, so \"{word}\" was DEFINITELY never inserted.")?;
@@ -99,14 +111,14 @@ pub fn run(a: &Args) -> bloomlab::Result<()> {
         repeat_note(word, pos)?;
     }
     outln!(
-        "\nSo: \"absent\" is always right (a 0 bit can only mean the word was never added), while \
-         \"present\" can be wrong.\nWith {} of {} bits set, a random absent word passes with probability \
-         about ({}/{})^{} = {:.1}%.",
+        "\nSo: \"absent\" is always right (a 0 bit can only mean the word was never\n\
+         added), while \"present\" can be wrong. With {} of {} bits set, a random absent\n\
+         word passes with probability about ({}/{}){} = {:.1}%.",
         w.ones(),
         M,
         w.ones(),
         M,
-        K,
+        superscript(K),
         w.pass_probability() * 100.0
     )?;
     Ok(())
