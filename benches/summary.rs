@@ -297,7 +297,7 @@ fn concurrent_table(res: &Results, md: &mut String) {
         md,
         "\n## Concurrent filter\n\nMillion keys per second (all threads together), `ConcurrentBloom` \
          (atomic bit setting through `&self`) against `Mutex<StandardBloom>` with the same hash, \
-         strategy and size (10^6 keys at 1%, half full; queries half present). \
+         strategy and size (10⁶ keys at 1%, half full; queries half present). \
          `cargo bench --bench bench -- concurrent`.\n\n\
          | op | threads | atomic Mkeys/s | mutex Mkeys/s | atomic / mutex |\n|---|---:|---:|---:|---:|"
     );
@@ -542,7 +542,7 @@ fn main() {
         "\n## Headline ratios\n\nThe first line measures the same code twice (`insert` is identical in \
          `bloomlab-standard` and `bloomlab-standard-batch`): how far it is from 1.00 is how far any ratio \
          of this run can be off because of other load on the machine. ✓ / ✗: the ratio meets / misses \
-         the performance target set for it (≤ target; the floor target only at n = 10^8). \
+         the performance target set for it (≤ target; the floor target only at n = 10⁸). \
          `(w r)` beside a ratio: the noise witness's ratio for the same operation and n \
          (`bloomlab-standard-witness / bloomlab-standard`, the same code under two names): a ratio \
          within the witness's distance from 1.00 of its target is not decided by this run.\n"
@@ -651,7 +651,7 @@ fn hash_tables(res: &Results, md: &mut String) {
     if !strategies.is_empty() {
         let _ = writeln!(
             md,
-            "\n## Index strategies (k = 7, m for 10^6 keys at 1%)\n\nns per item, all 7 positions.\n\n\
+            "\n## Index strategies (k = 7, m for 10⁶ keys at 1%)\n\nns per item, all 7 positions.\n\n\
              | strategy | positions only | xxh3 + positions |\n|---|---:|---:|"
         );
         for s in strategies {
@@ -717,7 +717,7 @@ fn instruction_table(md: &mut String) {
         md,
         "\n## Instructions per operation (callgrind, deterministic)\n\n\
          From the CI gate's committed baseline (`results/bench/gate-baseline/`, `benches/gate.rs`): \
-         n = 10^4 at p = 1% (every structure in L1/L2), 1000 operations, instructions / 1000. \
+         n = 10⁴ at p = 1% (every structure in L1/L2), 1000 operations, instructions / 1000. \
          Unlike the wall-clock tables these do not move with the machine's load; they say nothing \
          about cache misses, so they stand for the small-n column only.\n\n\
          | impl | insert | query_hit | query_miss |\n|---|---:|---:|---:|"
@@ -855,7 +855,7 @@ fn configurations(md: &mut String) {
     };
     let _ = writeln!(
         md,
-        "\n## Configurations\n\nHow each implementation was configured for p = 1% (at n = 10^6, from \
+        "\n## Configurations\n\nHow each implementation was configured for p = 1% (at n = 10⁶, from \
          `accuracy.csv` of `cargo bench --bench audit`, built by the same code as the bench), what it \
          reached, and how keys reach it. See `accuracy.md` for every size.\n\n\
          | impl | keys as | configured | bits/key | measured FPR % | verdict |\n|---|---|---|---:|---:|---|"
