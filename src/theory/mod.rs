@@ -134,8 +134,8 @@ pub fn size_for(n: u64, p: f64) -> Result<Sizing> {
     })
 }
 
-/// The classic approximation `(1 − e^(−kn/m))^k` (the exponential form of Bloom's (1970) rate, as in Broder &
-/// Mitzenmacher 2004, eq. (1)). It assumes independent, uniform hash positions and replaces
+/// The classic approximation `(1 − e^(−kn/m))^k`, the exponential form of [`fpr_bloom`]
+/// popularised by Broder & Mitzenmacher 2004, eq. (1). It assumes independent, uniform hash positions and replaces
 /// the fill by its expectation; it is slightly *low* for small m (see [`fpr_exact`]).
 ///
 /// ```
