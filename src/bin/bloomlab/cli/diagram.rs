@@ -56,6 +56,13 @@ pub fn run(a: &Args) -> Result<()> {
         return Ok(());
     }
     if let (true, Some(dir)) = (a.all, &a.out_dir) {
+        if dir.exists() && !dir.is_dir() {
+            return Err(Error::Io {
+                path: dir.display().to_string(),
+                message: "is not a directory (--out-dir names the directory the diagrams go into)"
+                    .to_string(),
+            });
+        }
         std::fs::create_dir_all(dir).map_err(|e| Error::Io {
             path: dir.display().to_string(),
             message: e.to_string(),
