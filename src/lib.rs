@@ -82,6 +82,7 @@
 pub mod alloc_count;
 pub mod bits;
 pub mod design;
+pub mod diagram;
 pub mod error;
 #[cfg(feature = "experiments")]
 pub mod experiment;

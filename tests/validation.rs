@@ -283,6 +283,11 @@ cli_rows! {
     query_guava_not_guava: "query --format guava notafilter.bloom a" => "unknown Guava strategy ordinal";
     query_guava_endless: "query --format guava /dev/zero a" => "Guava filter has 0 hash functions";
     query_unknown_format: "query --format bogus f.bloom a" => "invalid value 'bogus' for '--format <FORMAT>'";
+    // diagram
+    diagram_unknown_name: "diagram bogus" => "invalid diagram: 'bogus' (valid: one of standard, blocked, split-block, counting, cuckoo, scalable, xor, binary-fuse, quotient";
+    diagram_no_name: "diagram" => "invalid diagram: (none given) (valid: a name: one of standard";
+    diagram_out_in_a_missing_directory: "diagram standard --out nodir/x.svg" => "i/o error on nodir/x.svg: cannot create a temporary file in nodir";
+    diagram_name_and_all: "diagram standard --all --out-dir d" => "the argument '[NAME]' cannot be used with '--all'";
 }
 
 // Standard output that cannot be written. `/dev/full` (ENOSPC): one line naming standard
@@ -313,6 +318,7 @@ full_rows! {
     stdout_full_build: "build --keys keys.txt --p 0.01 --out full-build.bloom" => "i/o error on standard output: No space left on device";
     stdout_full_query: "query f.bloom key-1" => "i/o error on standard output: No space left on device";
     stdout_full_run: "run tiny.toml --quick --out full-run" => "i/o error on standard output: No space left on device";
+    stdout_full_diagram: "diagram standard" => "i/o error on standard output: No space left on device";
 }
 
 macro_rules! closed_pipe_rows {
@@ -339,6 +345,7 @@ closed_pipe_rows! {
     closed_pipe_build: "build --keys keys.txt --p 0.01 --out pipe-build.bloom" => 0;
     closed_pipe_run: "run tiny.toml --quick --out pipe-run" => 0;
     closed_pipe_query_answers_by_status: "query f.bloom key-1" => 0;
+    closed_pipe_diagram: "diagram standard" => 0;
 }
 
 // Files that must not be replaced. Each row runs in a fresh scratch directory of its own
@@ -445,6 +452,12 @@ file_rows! {
     out_is_the_key_file: "build --keys keys.txt --p 0.01 --hash sip24 --key-file k.hex --out k.hex" => "a file other than the input --key-file k.hex";
     run_out_symlink: "run tiny.toml --quick --out res" => "i/o error on res/tiny.csv: is a symbolic link; refusing to replace it";
     run_out_is_the_spec: "run spec.csv --quick --out ." => "an output other than the spec spec.csv";
+    diagram_out_device: "diagram standard --out /dev/null" => "i/o error on /dev/null: is a device, not a regular file; refusing to write to it";
+    diagram_out_fifo: "diagram cuckoo --out fifo" => "i/o error on fifo: is a FIFO (named pipe), not a regular file";
+    diagram_out_symlink: "diagram xor --out link.bloom" => "i/o error on link.bloom: is a symbolic link; refusing to replace it";
+    diagram_out_read_only: "diagram quotient --out readonly.bloom" => "i/o error on readonly.bloom: is read-only; refusing to replace it";
+    diagram_out_directory: "diagram standard --out adir" => "i/o error on adir: is a directory; refusing to write to it";
+    diagram_all_into_a_file: "diagram --all --out-dir keys.txt" => "i/o error on keys.txt: is not a directory";
 }
 
 #[test]

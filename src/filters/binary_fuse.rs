@@ -315,6 +315,20 @@ impl<H: ItemHasher> BinaryFuseFilter<H> {
         self.segment
     }
 
+    /// The 3 or 4 slots and the fingerprint of `item` (for the structure diagrams).
+    #[doc(hidden)]
+    #[must_use]
+    pub fn slots_and_fingerprint(&self, item: &[u8]) -> (Vec<u32>, u64) {
+        let h = static_set::mix(self.hasher.hash128(item).lo, self.seed);
+        let (l, s) = (self.segment, self.starts);
+        let slots = if self.arity == 4 {
+            positions4(h, l, s).to_vec()
+        } else {
+            positions(h, l, s).to_vec()
+        };
+        (slots, static_set::fingerprint(&self.table, h))
+    }
+
     /// Whether the key whose 64-bit key hash is `key_hash` may be in the set (see
     /// [`BinaryFuseFilter::from_key_hashes`]): the hash mixed with the seed once, the 3 or 4
     /// slots by multiply-shift and masks, their XOR against the fingerprint.

@@ -103,6 +103,14 @@ impl Slot for u16 {
     }
 }
 
+/// The fingerprint of mixed hash `h` at the width of `table` (for the structure diagrams).
+pub(crate) fn fingerprint(table: &Table, h: u64) -> u64 {
+    match table {
+        Table::F8(_) => u64::from(u8::from_hash(h)),
+        Table::F16(_) => u64::from(u16::from_hash(h)),
+    }
+}
+
 /// The fingerprint table: one slot per cell, 8 or 16 bits wide.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Table {

@@ -203,6 +203,17 @@ impl<H: ItemHasher> XorFilter<H> {
         self.attempts
     }
 
+    /// The three slots and the fingerprint of `item` (for the structure diagrams).
+    #[doc(hidden)]
+    #[must_use]
+    pub fn slots_and_fingerprint(&self, item: &[u8]) -> ([u32; 3], u64) {
+        let h = static_set::mix(self.hasher.hash128(item).lo, self.seed);
+        (
+            positions(h, self.segment),
+            static_set::fingerprint(&self.table, h),
+        )
+    }
+
     /// Whether the key whose 64-bit key hash is `key_hash` may be in the set (see
     /// [`XorFilter::from_key_hashes`]): the hash mixed with the seed once, three slots by
     /// multiply-shift, their XOR against the fingerprint.

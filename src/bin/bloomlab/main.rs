@@ -29,6 +29,8 @@ enum Cmd {
     Measure(cli::measure::Args),
     /// The articles' m = 16, k = 3 example (apple, banana, grape, cherry), step by step.
     Walkthrough(cli::walkthrough::Args),
+    /// Draw a real filter's structure as SVG (bits, blocks, counters, buckets, slots).
+    Diagram(cli::diagram::Args),
     /// Filters in Redis: compare with RedisBloom; the cache-penetration demo.
     #[cfg(feature = "redis")]
     Redis(cli::redis::Args),
@@ -98,6 +100,7 @@ fn main() -> ExitCode {
         Some(Cmd::Calc(a)) => cli::calc::run(&a),
         Some(Cmd::Measure(a)) => cli::measure::run(&a),
         Some(Cmd::Walkthrough(a)) => cli::walkthrough::run(&a),
+        Some(Cmd::Diagram(a)) => cli::diagram::run(&a),
         #[cfg(feature = "redis")]
         Some(Cmd::Redis(a)) => cli::redis::run(&a),
         Some(Cmd::Build(a)) => cli::build::run(&a),

@@ -397,6 +397,27 @@ impl<H: ItemHasher> CuckooFilter<H> {
         self.table.words()
     }
 
+    /// The primary bucket and fingerprint of `item` (for the structure diagrams).
+    #[doc(hidden)]
+    #[must_use]
+    pub fn bucket_and_fingerprint(&self, item: &[u8]) -> (u64, u64) {
+        self.locate(item)
+    }
+
+    /// The other bucket of fingerprint `fp` stored in bucket `i` (for the structure diagrams).
+    #[doc(hidden)]
+    #[must_use]
+    pub fn other_bucket(&self, i: u64, fp: u64) -> u64 {
+        self.alt(i, fp)
+    }
+
+    /// The fingerprint in slot `j` of bucket `i`, 0 when empty (for the structure diagrams).
+    #[doc(hidden)]
+    #[must_use]
+    pub fn slot(&self, i: u64, j: u32) -> u64 {
+        self.table.get(self.table.slot_offset(i, j))
+    }
+
     // ANCHOR: index_alt
     /// Bucket index and fingerprint of `item`, from one 64-bit hash.
     #[inline(always)]

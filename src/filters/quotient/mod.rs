@@ -267,6 +267,22 @@ impl<H: ItemHasher> QuotientFilter<H> {
         self.table.fingerprints()
     }
 
+    /// The quotient and remainder of `item` (for the structure diagrams).
+    #[doc(hidden)]
+    #[must_use]
+    pub fn quotient_and_remainder(&self, item: &[u8]) -> (u64, u64) {
+        self.split(item)
+    }
+
+    /// Slot `i`'s occupied, continuation and shifted bits and its remainder (for the structure
+    /// diagrams).
+    #[doc(hidden)]
+    #[must_use]
+    pub fn slot(&self, i: u64) -> ([bool; 3], u64) {
+        let t = &self.table;
+        ([t.occupied(i), t.continuation(i), t.shifted(i)], t.rem(i))
+    }
+
     #[inline]
     fn split(&self, item: &[u8]) -> (u64, u64) {
         let fp = self.hasher.hash64(item) & (u64::MAX >> (64 - self.q - self.r));

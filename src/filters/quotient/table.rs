@@ -88,12 +88,12 @@ impl Table {
     }
 
     #[inline]
-    fn continuation(&self, i: u64) -> bool {
+    pub(super) fn continuation(&self, i: u64) -> bool {
         self.bit(CONT, i)
     }
 
     #[inline]
-    fn shifted(&self, i: u64) -> bool {
+    pub(super) fn shifted(&self, i: u64) -> bool {
         self.bit(SHF, i)
     }
 

@@ -4,6 +4,7 @@ pub mod out;
 
 pub mod build;
 pub mod calc;
+pub mod diagram;
 pub mod keys;
 pub mod measure;
 #[cfg(feature = "redis")]
@@ -27,6 +28,7 @@ bloomlab — a workbench for Bloom filters and their relatives
   bloomlab measure --filter standard --n 100000 --p 0.01
                                  build, insert, query absent keys, compare with theory
   bloomlab walkthrough           the m = 16, k = 3 example, step by step
+  bloomlab diagram cuckoo --out cuckoo.svg   a real filter's structure as SVG (--list, --all)
   bloomlab build --keys keys.txt --p 1% --out f.bloom
                                  build a filter from a file of keys and save it
   bloomlab query f.bloom KEY…    ask a saved filter (exit 0: maybe present, 1: all absent)
