@@ -26,17 +26,29 @@ struct Trial {
 fn estimates(a: &AnyFilter, b: &AnyFilter) -> Result<Option<Trial>> {
     Ok(Some(match (a, b) {
         (AnyFilter::Standard(a), AnyFilter::Standard(b)) => Trial {
-            est: [a.estimate(), a.estimate_union(b)?, a.estimate_intersection(b)?],
+            est: [
+                a.estimate(),
+                a.estimate_union(b)?,
+                a.estimate_intersection(b)?,
+            ],
             counter_sum: None,
             naive_count: None,
         },
         (AnyFilter::Counting(a), AnyFilter::Counting(b)) => Trial {
-            est: [a.estimate(), a.estimate_union(b)?, a.estimate_intersection(b)?],
+            est: [
+                a.estimate(),
+                a.estimate_union(b)?,
+                a.estimate_intersection(b)?,
+            ],
             counter_sum: Some(a.estimate_from_counter_sum()),
             naive_count: None,
         },
         (AnyFilter::Blocked(a), AnyFilter::Blocked(b)) => Trial {
-            est: [a.estimate(), a.estimate_union(b)?, a.estimate_intersection(b)?],
+            est: [
+                a.estimate(),
+                a.estimate_union(b)?,
+                a.estimate_intersection(b)?,
+            ],
             counter_sum: None,
             // The standard formula with k (not k_eff) on the blocked filter's bits.
             naive_count: Some(crate::theory::estimate_count(a.bits(), a.k(), a.ones())),
