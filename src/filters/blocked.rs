@@ -519,7 +519,7 @@ impl<H: ItemHasher> BlockedBloom<H> {
     /// [`Error::InvalidParameter`] for an odd number of blocks.
     pub fn fold(&self) -> Result<Self> {
         let b = self.blocks.len();
-        if b % 2 != 0 {
+        if !b.is_multiple_of(2) {
             return Err(Error::invalid(
                 Param::M,
                 b as u64 * BLOCK_BITS,

@@ -386,7 +386,7 @@ impl<H: ItemHasher, S: IndexStrategy> StandardBloom<H, S> {
             }
         };
         let half = m / 2;
-        if m % 2 != 0 || half == 0 || self.strategy.round_bits(half) != half {
+        if !m.is_multiple_of(2) || half == 0 || self.strategy.round_bits(half) != half {
             return Err(Error::invalid(
                 Param::M,
                 m,
