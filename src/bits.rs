@@ -133,6 +133,42 @@ impl BitVec {
         Ok(())
     }
 
+    /// Bitwise AND with another vector of the same length.
+    ///
+    /// # Errors
+    /// [`Error::Incompatible`] when the lengths differ.
+    pub fn intersect_with(&mut self, other: &BitVec) -> Result<()> {
+        if self.bits != other.bits {
+            return Err(Error::Incompatible(format!(
+                "bit lengths differ: {} vs {}",
+                self.bits, other.bits
+            )));
+        }
+        for (a, b) in self.words.iter_mut().zip(&other.words) {
+            *a &= *b;
+        }
+        Ok(())
+    }
+
+    /// Bits set in `self | other`, without building it (vectors of the same length).
+    ///
+    /// # Errors
+    /// [`Error::Incompatible`] when the lengths differ.
+    pub fn count_ones_or(&self, other: &BitVec) -> Result<u64> {
+        if self.bits != other.bits {
+            return Err(Error::Incompatible(format!(
+                "bit lengths differ: {} vs {}",
+                self.bits, other.bits
+            )));
+        }
+        Ok(self
+            .words
+            .iter()
+            .zip(&other.words)
+            .map(|(a, b)| u64::from((a | b).count_ones()))
+            .sum())
+    }
+
     /// Heap bytes held.
     #[must_use]
     pub fn heap_bytes(&self) -> usize {

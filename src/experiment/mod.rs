@@ -13,6 +13,7 @@
 //! | `hash-quality` | FPR and χ² uniformity of bit positions, per hash × strategy × keys | — |
 //! | `remove-fp` | false negatives after removing r false positives | `removals` |
 //! | `scenarios` | each `[[scenarios]]` (n, p, keys) × each filter, measured | — |
+//! | `estimators` | count / union / intersection estimates of two filters against the truth | `fill` |
 //!
 //! Errors in a spec name the file, the line, the column and the field
 //! (`experiments/x.toml:12:7: sweep.var: unknown variant ...`), from the TOML parser's spans; a

@@ -30,6 +30,8 @@ pub enum RunnerKind {
     /// Space against rate: each kind sized by its own rule for every target p it can reach
     /// (static kinds built from their keys), its bits per key and measured FPR.
     SpaceFpr,
+    /// Count, union and intersection estimates against the truth at several fills.
+    Estimators,
 }
 
 impl RunnerKind {
@@ -44,6 +46,7 @@ impl RunnerKind {
             RunnerKind::RemoveFp => "remove-fp",
             RunnerKind::Scenarios => "scenarios",
             RunnerKind::SpaceFpr => "space-fpr",
+            RunnerKind::Estimators => "estimators",
         }
     }
 
@@ -57,6 +60,7 @@ impl RunnerKind {
             RunnerKind::Memory => &[V::N],
             RunnerKind::RemoveFp => &[V::Removals],
             RunnerKind::SpaceFpr => &[V::P],
+            RunnerKind::Estimators => &[V::Fill],
             RunnerKind::HashQuality | RunnerKind::Scenarios => &[],
         }
     }

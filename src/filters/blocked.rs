@@ -450,6 +450,150 @@ impl<H: ItemHasher> BlockedBloom<H> {
             .map(|w| u64::from(w.count_ones()))
             .sum()
     }
+
+    /// Refuse another filter unless the blocks, k, the hash function (with its seed) and the
+    /// layout are the same.
+    ///
+    /// # Errors
+    /// [`Error::Incompatible`].
+    pub fn check_compatible(&self, other: &Self) -> Result<()>
+    where
+        H: PartialEq,
+    {
+        if self.blocks.len() != other.blocks.len()
+            || self.k != other.k
+            || self.hasher != other.hasher
+            || self.layout != other.layout
+        {
+            return Err(Error::Incompatible(
+                "blocks, k, hash function or layout differ".to_string(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// OR another filter with identical parameters into this one: the filter of the union.
+    ///
+    /// # Errors
+    /// [`Error::Incompatible`] when the parameters differ.
+    pub fn union_with(&mut self, other: &Self) -> Result<()>
+    where
+        H: PartialEq,
+    {
+        self.check_compatible(other)?;
+        for (a, b) in self.blocks.iter_mut().zip(&other.blocks) {
+            for (x, y) in a.0.iter_mut().zip(b.0) {
+                *x |= y;
+            }
+        }
+        self.len = self.len.saturating_add(other.len);
+        Ok(())
+    }
+
+    /// AND another filter with identical parameters into this one: no false negatives for the
+    /// intersection, but not its filter (see [`crate::StandardBloom::intersect_with`]). `len`
+    /// becomes the smaller count.
+    ///
+    /// # Errors
+    /// [`Error::Incompatible`] when the parameters differ.
+    pub fn intersect_with(&mut self, other: &Self) -> Result<()>
+    where
+        H: PartialEq,
+    {
+        self.check_compatible(other)?;
+        for (a, b) in self.blocks.iter_mut().zip(&other.blocks) {
+            for (x, y) in a.0.iter_mut().zip(b.0) {
+                *x &= y;
+            }
+        }
+        self.len = self.len.min(other.len);
+        Ok(())
+    }
+
+    /// The filter folded to half its blocks, bit for bit what a filter of `blocks/2` blocks
+    /// would hold after the same inserts: the block is chosen by multiply-shift,
+    /// `⌊h·(B/2)/2⁶⁴⌋ = ⌊⌊h·B/2⁶⁴⌋/2⌋`, so blocks 2j and 2j+1 fold (OR) into block j, and the
+    /// lanes inside a block do not depend on B.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for an odd number of blocks.
+    pub fn fold(&self) -> Result<Self> {
+        let b = self.blocks.len();
+        if !b.is_multiple_of(2) {
+            return Err(Error::invalid(
+                Param::M,
+                b as u64 * BLOCK_BITS,
+                "an even number of 512-bit blocks",
+            ));
+        }
+        let folded: Vec<Block> = self
+            .blocks
+            .chunks_exact(2)
+            .map(|p| Block(std::array::from_fn(|i| p[0].0[i] | p[1].0[i])))
+            .collect();
+        Self::from_parts(folded, self.k, self.len, self.hasher.clone())?.with_layout(self.layout)
+    }
+
+    /// The geometry the estimators need ([`theory::estimate::Shape::blocked`]).
+    #[must_use]
+    pub fn shape(&self) -> theory::estimate::Shape {
+        theory::estimate::Shape::blocked(self.blocks.len() as u64, self.k)
+    }
+
+    /// Estimated distinct items with a standard error: the standard formula with k replaced by
+    /// the expected distinct bits an item sets in its block, `k_eff = 512·(1 − (511/512)^k)`
+    /// (see [`theory::estimate`]).
+    ///
+    /// ```
+    /// use bloomlab::Filter;
+    /// use bloomlab::filters::BlockedBloom;
+    /// let mut f = BlockedBloom::with_rate(10_000, 0.01).unwrap();
+    /// for i in 0u64..6_000 { f.insert(&i.to_le_bytes()); }
+    /// let e = f.estimate();
+    /// assert!((e.value - 6_000.0).abs() < 4.0 * e.std_err, "{e:?}");
+    /// ```
+    #[must_use]
+    pub fn estimate(&self) -> theory::estimate::Estimate {
+        theory::estimate::count(&self.shape(), self.ones())
+    }
+
+    /// Bits set in the OR of two filters.
+    fn ones_or(&self, other: &Self) -> u64 {
+        self.blocks
+            .iter()
+            .zip(&other.blocks)
+            .flat_map(|(a, b)| (0..8).map(move |i| u64::from((a.0[i] | b.0[i]).count_ones())))
+            .sum()
+    }
+
+    /// Estimated size of the union of the two filters' sets, from their OR.
+    ///
+    /// # Errors
+    /// [`Error::Incompatible`] when the parameters differ.
+    pub fn estimate_union(&self, other: &Self) -> Result<theory::estimate::Estimate>
+    where
+        H: PartialEq,
+    {
+        self.check_compatible(other)?;
+        Ok(theory::estimate::union(&self.shape(), self.ones_or(other)))
+    }
+
+    /// Estimated size of the intersection of the two filters' sets by inclusion–exclusion.
+    ///
+    /// # Errors
+    /// [`Error::Incompatible`] when the parameters differ.
+    pub fn estimate_intersection(&self, other: &Self) -> Result<theory::estimate::Estimate>
+    where
+        H: PartialEq,
+    {
+        self.check_compatible(other)?;
+        Ok(theory::estimate::intersection(
+            &self.shape(),
+            self.ones(),
+            other.ones(),
+            self.ones_or(other),
+        ))
+    }
 }
 
 impl<H: ItemHasher> Filter for BlockedBloom<H> {

@@ -282,6 +282,134 @@ impl<H: ItemHasher, S: IndexStrategy> CountingBloom<H, S> {
             .filter(|&i| self.counters.get(i) != 0)
             .count() as u64
     }
+
+    /// Sum of all counters (a saturated counter counts 15).
+    #[must_use]
+    pub fn counter_sum(&self) -> u64 {
+        self.counters
+            .as_bytes()
+            .iter()
+            .map(|b| u64::from(b & 0x0f) + u64::from(b >> 4))
+            .sum()
+    }
+
+    /// Refuse another filter unless the counters, k, the hash function (with its seed) and the
+    /// strategy are the same.
+    ///
+    /// # Errors
+    /// [`Error::Incompatible`].
+    pub fn check_compatible(&self, other: &Self) -> Result<()>
+    where
+        H: PartialEq,
+    {
+        if self.counters.len() != other.counters.len()
+            || self.k != other.k
+            || self.hasher != other.hasher
+            || self.strategy.id() != other.strategy.id()
+        {
+            return Err(Error::Incompatible(
+                "counters, k, hash function or strategy differ".to_string(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Add another filter's counters into this one (saturating at 15): the filter of the
+    /// multiset union, exactly what inserting both filters' items would give while no counter
+    /// saturates; its items can still be removed one by one.
+    ///
+    /// # Errors
+    /// [`Error::Incompatible`] when the parameters differ.
+    pub fn union_with(&mut self, other: &Self) -> Result<()>
+    where
+        H: PartialEq,
+    {
+        self.check_compatible(other)?;
+        let mut saturated = 0;
+        for i in 0..self.counters.len() {
+            let v = (self.counters.get(i) + other.counters.get(i)).min(Counters4::MAX);
+            saturated += u64::from(v == Counters4::MAX);
+            self.counters.put(i, v);
+        }
+        self.saturated = saturated;
+        self.len = self.len.saturating_add(other.len);
+        Ok(())
+    }
+
+    /// The geometry the estimators need: the non-zero counters behave as a standard filter's
+    /// bits ([`theory::estimate::Shape::standard`]).
+    #[must_use]
+    pub fn shape(&self) -> theory::estimate::Shape {
+        theory::estimate::Shape::standard(self.counters.len(), self.k)
+    }
+
+    /// Estimated *distinct* items from the non-zero counters, with a standard error (the
+    /// standard filter's estimator). Compare [`CountingBloom::estimate_from_counter_sum`].
+    #[must_use]
+    pub fn estimate(&self) -> theory::estimate::Estimate {
+        theory::estimate::count(&self.shape(), self.nonzero())
+    }
+
+    /// Inserts minus removes from the counter sum, `Σ counters / k`
+    /// ([`theory::estimate::count_from_counter_sum`]): exact while no counter is saturated
+    /// (then it equals [`Filter::len`] of this filter), a lower bound once one is, and it counts
+    /// a duplicate insert twice where [`CountingBloom::estimate`] counts it once.
+    ///
+    /// ```
+    /// use bloomlab::{Filter, Removable};
+    /// use bloomlab::filters::CountingBloom;
+    /// let mut f = CountingBloom::with_rate(10_000, 0.01).unwrap();
+    /// for i in 0u64..4_000 { f.insert(&i.to_le_bytes()); }
+    /// for i in 0u64..1_000 { f.insert(&i.to_le_bytes()); }    // 1,000 duplicates
+    /// f.remove(&0u64.to_le_bytes()).unwrap();
+    /// assert_eq!(f.estimate_from_counter_sum(), 4_999.0);     // inserts − removes, exactly
+    /// let e = f.estimate();                                    // distinct items
+    /// assert!((e.value - 4_000.0).abs() < 4.0 * e.std_err, "{e:?}");
+    /// ```
+    #[must_use]
+    pub fn estimate_from_counter_sum(&self) -> f64 {
+        theory::estimate::count_from_counter_sum(self.counter_sum(), self.k)
+    }
+
+    /// Non-zero counters in either filter.
+    fn nonzero_or(&self, other: &Self) -> u64 {
+        (0..self.counters.len())
+            .filter(|&i| self.counters.get(i) != 0 || other.counters.get(i) != 0)
+            .count() as u64
+    }
+
+    /// Estimated size of the union of the two filters' (distinct) sets.
+    ///
+    /// # Errors
+    /// [`Error::Incompatible`] when the parameters differ.
+    pub fn estimate_union(&self, other: &Self) -> Result<theory::estimate::Estimate>
+    where
+        H: PartialEq,
+    {
+        self.check_compatible(other)?;
+        Ok(theory::estimate::union(
+            &self.shape(),
+            self.nonzero_or(other),
+        ))
+    }
+
+    /// Estimated size of the intersection of the two filters' sets by inclusion–exclusion on
+    /// the non-zero counters.
+    ///
+    /// # Errors
+    /// [`Error::Incompatible`] when the parameters differ.
+    pub fn estimate_intersection(&self, other: &Self) -> Result<theory::estimate::Estimate>
+    where
+        H: PartialEq,
+    {
+        self.check_compatible(other)?;
+        Ok(theory::estimate::intersection(
+            &self.shape(),
+            self.nonzero(),
+            other.nonzero(),
+            self.nonzero_or(other),
+        ))
+    }
 }
 
 impl<H: ItemHasher, S: IndexStrategy> Filter for CountingBloom<H, S> {

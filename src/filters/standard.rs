@@ -1,12 +1,13 @@
 //! The standard Bloom filter (Bloom 1970).
 
 use crate::bits::BitVec;
-use crate::error::{Error, Result};
+use crate::error::{Error, Param, Result};
 use crate::filter::{Filter, FilterKind};
 use crate::hash::{
     EnhancedDoubleHashing, HashId, IndexStrategy, ItemHasher, Prehash, Sip24, StrategyId, Xxh3,
 };
 use crate::theory;
+use crate::theory::estimate;
 
 /// A Bloom filter: m bits, k positions per item derived from one hash by strategy `S`.
 ///
@@ -233,6 +234,28 @@ impl<H: ItemHasher, S: IndexStrategy> StandardBloom<H, S> {
     where
         H: PartialEq,
     {
+        self.check_compatible(other)?;
+        self.bits.union_with(&other.bits)?;
+        self.len = self.len.saturating_add(other.len);
+        Ok(())
+    }
+
+    /// Refuse another filter unless m, k, the hash function (with its seed) and the strategy
+    /// are the same: only then do the same items set the same bits in both.
+    ///
+    /// # Errors
+    /// [`Error::Incompatible`].
+    pub fn check_compatible(&self, other: &Self) -> Result<()>
+    where
+        H: PartialEq,
+    {
+        if self.bits.len() != other.bits.len() {
+            return Err(Error::Incompatible(format!(
+                "bit lengths differ: {} vs {}",
+                self.bits.len(),
+                other.bits.len()
+            )));
+        }
         if self.k != other.k
             || self.hasher != other.hasher
             || self.strategy.id() != other.strategy.id()
@@ -241,9 +264,147 @@ impl<H: ItemHasher, S: IndexStrategy> StandardBloom<H, S> {
                 "k, hash function or strategy differ".to_string(),
             ));
         }
-        self.bits.union_with(&other.bits)?;
-        self.len = self.len.saturating_add(other.len);
         Ok(())
+    }
+
+    /// AND another filter with identical parameters into this one. The result answers yes for
+    /// every item of the intersection (no false negatives) and is never fuller than either
+    /// filter, but it is **not** the filter of the intersection: a bit set in A by one item and
+    /// in B by another stays set, so its count estimate is too high (use
+    /// [`StandardBloom::estimate_intersection`]). `len` becomes the smaller of the two counts.
+    ///
+    /// # Errors
+    /// [`Error::Incompatible`] when the parameters differ.
+    pub fn intersect_with(&mut self, other: &Self) -> Result<()>
+    where
+        H: PartialEq,
+    {
+        self.check_compatible(other)?;
+        self.bits.intersect_with(&other.bits)?;
+        self.len = self.len.min(other.len);
+        Ok(())
+    }
+
+    /// The geometry the estimators need ([`estimate::Shape::standard`]).
+    #[must_use]
+    pub fn shape(&self) -> estimate::Shape {
+        estimate::Shape::standard(self.bits.len(), self.k)
+    }
+
+    /// Estimated distinct items with a standard error ([`estimate::count`]; the value is
+    /// [`StandardBloom::estimated_count`]'s).
+    #[must_use]
+    pub fn estimate(&self) -> estimate::Estimate {
+        estimate::count(&self.shape(), self.ones())
+    }
+
+    /// Estimated size of the union of the two filters' sets, from their OR
+    /// ([`estimate::union`]).
+    ///
+    /// # Errors
+    /// [`Error::Incompatible`] when the parameters differ.
+    pub fn estimate_union(&self, other: &Self) -> Result<estimate::Estimate>
+    where
+        H: PartialEq,
+    {
+        self.check_compatible(other)?;
+        Ok(estimate::union(
+            &self.shape(),
+            self.bits.count_ones_or(&other.bits)?,
+        ))
+    }
+
+    /// Estimated size of the intersection of the two filters' sets by inclusion–exclusion
+    /// ([`estimate::intersection`]).
+    ///
+    /// ```
+    /// use bloomlab::{Filter, StandardBloom};
+    /// let mut a = StandardBloom::with_rate(10_000, 0.01).unwrap();
+    /// let mut b = StandardBloom::with_rate(10_000, 0.01).unwrap();
+    /// for i in 0u64..3_000 { a.insert(&i.to_le_bytes()); }
+    /// for i in 2_000u64..5_000 { b.insert(&i.to_le_bytes()); }   // 1,000 in common
+    /// let e = a.estimate_intersection(&b).unwrap();
+    /// assert!((e.value - 1_000.0).abs() < 4.0 * e.std_err, "{e:?}");
+    /// assert!(e.std_err > 5.0 && e.std_err < 40.0, "{e:?}");
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Incompatible`] when the parameters differ.
+    pub fn estimate_intersection(&self, other: &Self) -> Result<estimate::Estimate>
+    where
+        H: PartialEq,
+    {
+        self.check_compatible(other)?;
+        Ok(estimate::intersection(
+            &self.shape(),
+            self.ones(),
+            other.ones(),
+            self.bits.count_ones_or(&other.bits)?,
+        ))
+    }
+
+    /// The filter folded to half its bits: what a filter of m/2 bits with the same k, hash and
+    /// strategy would hold after the same inserts, bit for bit — so it answers for every item
+    /// inserted, at the higher FPR of m/2 bits, and can be united with filters of m/2 bits.
+    /// (Folding by OR-ing the two halves is how Swamidass & Baldi 2007 compress fingerprints.)
+    ///
+    /// That works only when an item's positions in m/2 bits are a fixed function of its
+    /// positions in m bits, which depends on the strategy's reduction to `[0, m)`:
+    /// - `double`, `independent` reduce an m-independent 64-bit value by multiply-shift, and
+    ///   `⌊x·(m/2)/2⁶⁴⌋ = ⌊⌊x·m/2⁶⁴⌋/2⌋`: bits 2j and 2j+1 fold into j (m even);
+    /// - `guava32`, `guava64` reduce an m-independent value `% m`, and `(x mod m) mod m/2 =
+    ///   x mod m/2`: bits j and j + m/2 fold into j (m/2 must still be whole 64-bit words, so m
+    ///   a multiple of 128);
+    /// - `enhanced-double` reduces h1 and h2 to `[0, m)` first and adds modulo m, and
+    ///   `enhanced-double-64` steps by a unit that depends on ⌊log₂ m⌋: their positions in m/2
+    ///   bits are not a function of those in m bits, and they do not fold.
+    ///
+    /// ```
+    /// use bloomlab::{Filter, StandardBloom};
+    /// use bloomlab::hash::{DoubleHashing, Xxh3};
+    /// let mut f = StandardBloom::with_bits_and(20_000, 5, Xxh3::default(), DoubleHashing).unwrap();
+    /// let mut g = StandardBloom::with_bits_and(10_000, 5, Xxh3::default(), DoubleHashing).unwrap();
+    /// for i in 0u64..1_000 { f.insert(&i.to_le_bytes()); g.insert(&i.to_le_bytes()); }
+    /// let h = f.fold().unwrap();
+    /// assert_eq!(h.bit_vec(), g.bit_vec());                      // the same bits
+    /// assert!(StandardBloom::with_rate(100, 0.01).unwrap().fold().is_err()); // enhanced-double
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for a strategy that does not fold or an m it cannot halve.
+    pub fn fold(&self) -> Result<Self> {
+        let m = self.bits.len();
+        let pairs = match self.strategy.id() {
+            StrategyId::Double | StrategyId::Independent => true,
+            StrategyId::Guava32 | StrategyId::Guava64 => false,
+            id => {
+                return Err(Error::invalid(
+                    Param::Other("strategy"),
+                    id.name(),
+                    "a strategy whose positions fold: double, independent, guava32 or guava64",
+                ));
+            }
+        };
+        let half = m / 2;
+        if !m.is_multiple_of(2) || half == 0 || self.strategy.round_bits(half) != half {
+            return Err(Error::invalid(
+                Param::M,
+                m,
+                "an even bit count of at least 2 (a multiple of 128 for the guava strategies)",
+            ));
+        }
+        let mut bits = BitVec::new(half)?;
+        for j in 0..half {
+            let (a, b) = if pairs {
+                (2 * j, 2 * j + 1)
+            } else {
+                (j, j + half)
+            };
+            if self.bits.get(a) || self.bits.get(b) {
+                bits.set(j);
+            }
+        }
+        Self::from_bits(bits, self.k, self.len, self.hasher.clone(), self.strategy)
     }
 }
 

@@ -264,6 +264,7 @@ pub fn capacity_for(m: u64, k: u32, p: f64) -> u64 {
 
 pub mod blocked;
 pub mod counting;
+pub mod estimate;
 mod exact;
 pub mod split_block;
 pub use exact::{ExactFpr, ExactMethod, fpr_exact, fpr_exact_with_bound};
