@@ -257,6 +257,7 @@ fn measure(csv_path: &Path, from: u64) -> Result<(), Box<dyn std::error::Error>>
 
 struct Row {
     filter: String,
+    n: f64,
     bytes: f64,
     op: String,
     ns: f64,
@@ -273,12 +274,22 @@ fn read(csv_path: &Path) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         let num = |s: &str| s.parse::<f64>().unwrap_or(f64::NAN);
         rows.push(Row {
             filter: c[0].to_string(),
+            n: num(c[1]),
             bytes: num(c[2]),
             op: c[4].to_string(),
             ns: num(c[5]),
         });
     }
     Ok(rows)
+}
+
+/// A cache size in the units the hardware uses (KiB, MiB).
+fn binary(bytes: f64) -> String {
+    if bytes >= f64::from(1u32 << 20) {
+        format!("{} MiB", bytes / f64::from(1u32 << 20))
+    } else {
+        format!("{} KiB", bytes / 1024.0)
+    }
 }
 
 fn chart(rows: &[Row]) -> Chart {
@@ -303,11 +314,7 @@ fn chart(rows: &[Row]) -> Chart {
             .enumerate()
         {
             series.push(Series {
-                label: format!(
-                    "{} cache ({})",
-                    r.op,
-                    bloomlab::plot::format_value(r.bytes, Format::Bytes)
-                ),
+                label: format!("{} cache ({})", r.op, binary(r.bytes)),
                 style: if i == 0 { Style::Dashed } else { Style::Line },
                 color: Some(7 + i.min(2)),
                 points: vec![
@@ -337,7 +344,13 @@ fn chart(rows: &[Row]) -> Chart {
             title: title.into(),
             x: Axis {
                 format: Format::Bytes,
-                ..Axis::log("filter size (heap bytes); n = 10³ … 10⁸ keys at p = 1%")
+                ..Axis::log(&format!(
+                    "filter size (heap bytes); n = 1000 … {} keys at p = 1%",
+                    bloomlab::plot::format_value(
+                        rows.iter().map(|r| r.n).fold(0.0, f64::max),
+                        Format::Auto
+                    )
+                ))
             },
             y: Axis {
                 range: Some((ymin * 0.9, ymax * 1.1)),
