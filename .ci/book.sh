@@ -27,6 +27,9 @@ if [[ "${BOOK_SKIP_SYNC:-0}" != 1 ]]; then
     BLOOMLAB="${CARGO_TARGET_DIR:-$root/target}/release/bloomlab" book/sync-results.sh --check --quick
 fi
 
+step "figures readable in the book's column: SVG at most 1200 px wide, no text under 12 px"
+python3 .ci/figure-sizes.py book/src/figures
+
 step "crate for mdbook test (target/book, one copy of every dependency)"
 # mdbook test passes `-L target/book/debug/deps` to rustdoc: a stale second libbloomlab there
 # would make `extern crate bloomlab` ambiguous, so remove old copies first.

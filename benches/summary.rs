@@ -1,7 +1,8 @@
 //! Summary writer (not a timing bench): reads criterion's `new/estimates.json` and
 //! `new/benchmark.json` of the last `cargo bench --bench bench` run and writes
 //! results/bench/summary.md (ns/op tables, ratios to the best peer and to the memory floor, the
-//! machine) and results/bench/cache-cliff.{svg,png} (ns/query against n per implementation).
+//! machine). The cache-cliff figure is not drawn here (three sizes cannot resolve it): see
+//! `experiments/programs/cache_cliff.rs`.
 //!
 //! Run: `cargo bench --bench summary`. Criterion's directory: `$CRITERION_HOME`, else
 //! `$CARGO_TARGET_DIR/criterion`, else `target/criterion`.
@@ -9,7 +10,6 @@
 #[path = "common/settings.rs"]
 mod settings;
 
-use plotters::prelude::*;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -600,12 +600,12 @@ fn main() {
     std::fs::create_dir_all(&out).expect("results/bench");
     let _ = writeln!(
         md,
-        "\n## The cache cliff\n\n![ns per query against n](cache-cliff.svg)\n\n\
-         `cache-cliff.svg` / `cache-cliff.png`: ns per query (log) against n (log) per implementation; \
-         black: the 1-line and 7-line memory floors."
+        "\n## The cache cliff\n\nThe three sizes above do not resolve it: `cache-cliff.csv` and its \
+         figure `cache-cliff.svg` / `cache-cliff.png` (16 sizes from 10^3 to 10^8 keys, five filters and \
+         the one-line floor) are written by `cargo run --release --example cache_cliff` \
+         (experiments/programs/cache_cliff.rs)."
     );
     std::fs::write(out.join("summary.md"), &md).expect("summary.md");
-    plot(&res, &sizes, &order, &out);
     println!("{md}");
     eprintln!("wrote {}", out.join("summary.md").display());
 }
@@ -877,123 +877,4 @@ fn configurations(md: &mut String) {
             g(12)
         );
     }
-}
-
-fn plot(res: &Results, sizes: &BTreeSet<u64>, order: &[String], out: &Path) {
-    settings::register_font();
-    let svg = out.join("cache-cliff.svg");
-    let png = out.join("cache-cliff.png");
-    draw(
-        SVGBackend::new(&svg, (1280, 560)).into_drawing_area(),
-        res,
-        sizes,
-        order,
-    );
-    draw(
-        BitMapBackend::new(&png, (1280, 560)).into_drawing_area(),
-        res,
-        sizes,
-        order,
-    );
-}
-
-fn draw<DB: DrawingBackend>(
-    root: DrawingArea<DB, plotters::coord::Shift>,
-    res: &Results,
-    sizes: &BTreeSet<u64>,
-    order: &[String],
-) where
-    DB::ErrorType: 'static,
-{
-    root.fill(&WHITE).expect("fill");
-    let get = |g: &str, f: &str, n: u64| {
-        res.get(&(g.into(), f.into(), n.to_string()))
-            .map(Est::ns_per_elem)
-    };
-    let (lo_n, hi_n) = (
-        *sizes.first().unwrap_or(&10_000) as f64 / 2.0,
-        *sizes.last().unwrap_or(&100_000_000) as f64 * 2.0,
-    );
-    let all: Vec<f64> = res
-        .iter()
-        .filter(|(k, _)| ["query_hit", "query_miss", "floor"].contains(&k.0.as_str()))
-        .map(|(_, e)| e.ns_per_elem())
-        .collect();
-    let y_lo = all.iter().copied().fold(f64::INFINITY, f64::min).max(0.01) / 1.5;
-    // Headroom above the data for the legend (upper left).
-    let y_hi = all.iter().copied().fold(0.0, f64::max) * 12.0;
-    let panels = root.split_evenly((1, 2));
-    for (area, op) in panels.iter().zip(["query_hit", "query_miss"]) {
-        let mut chart = ChartBuilder::on(area)
-            .caption(
-                format!("{op}: ns per query vs n keys (p = 1%)"),
-                ("sans-serif", 20),
-            )
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(56)
-            .build_cartesian_2d((lo_n..hi_n).log_scale(), (y_lo..y_hi).log_scale())
-            .expect("chart");
-        chart
-            .configure_mesh()
-            .x_desc("n (keys); filter bytes ≈ 1.2·n")
-            .y_desc("ns per query")
-            .x_label_formatter(&|x| format!("1e{:.0}", x.log10()))
-            .label_style(("sans-serif", 13))
-            .draw()
-            .expect("mesh");
-        for (idx, name) in order.iter().enumerate() {
-            let pts: Vec<(f64, f64)> = sizes
-                .iter()
-                .filter_map(|&n| get(op, name, n).map(|t| (n as f64, t)))
-                .collect();
-            if pts.is_empty() {
-                continue;
-            }
-            let color = Palette99::pick(idx).to_rgba();
-            let width = if name == "bloomlab-standard" || name == "bloomlab-standard-batch" {
-                3
-            } else {
-                1
-            };
-            chart
-                .draw_series(LineSeries::new(pts.clone(), color.stroke_width(width)))
-                .expect("line")
-                .label(name.as_str())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
-                });
-            chart
-                .draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))
-                .expect("points");
-        }
-        for (f, label) in [
-            ("random-cache-line", "floor: 1 random line"),
-            ("7-random-cache-lines", "floor: 7 random lines"),
-        ] {
-            let pts: Vec<(f64, f64)> = sizes
-                .iter()
-                .filter_map(|&n| get("floor", f, n).map(|t| (n as f64, t)))
-                .collect();
-            let style = if f.starts_with('7') {
-                BLACK.mix(0.45).stroke_width(2)
-            } else {
-                BLACK.stroke_width(2)
-            };
-            chart
-                .draw_series(LineSeries::new(pts, style))
-                .expect("floor")
-                .label(label)
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], style));
-        }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.3))
-            .label_font(("sans-serif", 12))
-            .draw()
-            .expect("legend");
-    }
-    root.present().expect("write plot");
 }

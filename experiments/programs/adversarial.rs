@@ -12,8 +12,9 @@
 //! cargo run --release --example adversarial -- [SEED] [OUT_DIR]
 //! ```
 //! writes `OUT_DIR/adversarial.csv` (FPR against items inserted, one row per scenario and
-//! checkpoint), `OUT_DIR/adversarial_offline.csv` and `OUT_DIR/adversarial.svg`, and prints
-//! a summary. Defaults: seed 2015, `results/`.
+//! checkpoint), `OUT_DIR/adversarial_offline.csv` and `OUT_DIR/adversarial.{svg,png}`, and
+//! prints a summary. Defaults: seed 2015, `results/`. `-- --replot [OUT_DIR]` redraws the
+//! figure from `OUT_DIR/adversarial.csv` without measuring.
 //!
 //! Scenarios (n = 10,000 items designed at p = 1%, so m ≈ 95,851 bits, k = 7):
 //! * `murmur3-guava64` — Guava's filter: `Murmur3::default()` (seed 0) + `Guava64`: public.
@@ -32,7 +33,6 @@
 
 use bloomlab::hash::{EnhancedDoubleHashing, Guava64, IndexStrategy, ItemHasher, Murmur3, Sip24};
 use bloomlab::{Filter, StandardBloom};
-use plotters::prelude::*;
 use std::fmt::Write as _;
 use std::time::Instant;
 
@@ -200,125 +200,109 @@ fn offline_search<H: ItemHasher, S: IndexStrategy, MH: ItemHasher>(
     }
 }
 
-/// plotters lays text out with `ab_glyph` (the crate enables that feature), which needs a font
-/// registered even for SVG output, where the text itself is written as `<text>` elements.
-/// Use `$BLOOMLAB_FONT` or a common system font.
-fn register_a_font() -> Result<(), Box<dyn std::error::Error>> {
-    let candidates = [
-        std::env::var("BLOOMLAB_FONT").unwrap_or_default(),
-        "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf".into(),
-        "/usr/share/fonts/TTF/DejaVuSans.ttf".into(),
-        "/usr/share/fonts/dejavu/DejaVuSans.ttf".into(),
-        "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf".into(),
-        "/System/Library/Fonts/Supplemental/Arial.ttf".into(),
-        "C:\\Windows\\Fonts\\arial.ttf".into(),
-    ];
-    for path in candidates.iter().filter(|p| !p.is_empty()) {
-        if let Ok(bytes) = std::fs::read(path) {
-            let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
-            if plotters::style::register_font("sans-serif", FontStyle::Normal, bytes).is_ok() {
-                return Ok(());
-            }
-        }
-    }
-    Err("no font found for the plot's text: set BLOOMLAB_FONT to a .ttf file".into())
-}
-
-fn plot(rows: &[Row], path: &std::path::Path) -> Result<(), Box<dyn std::error::Error>> {
-    register_a_font()?;
-    let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
-    root.fill(&WHITE)?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(
-            "Pollution attack (Gerbet et al. 2015): FPR vs items inserted, n = 10,000, p = 1%",
-            ("sans-serif", 18),
-        )
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(60)
-        .build_cartesian_2d(0u64..N, (1e-7f64..1.0f64).log_scale())?;
-    chart
-        .configure_mesh()
-        .x_desc("items inserted")
-        .y_desc("FPR: lines (ones/m)^k, dots measured on 100,000 fresh keys")
-        .y_label_formatter(&|v| format!("{v:.0e}"))
-        .draw()?;
-    // Wide pale lines first, so the thin lines drawn over them show where two curves coincide.
-    let series: [(&str, &str, RGBColor, u32, &str); 5] = [
-        (
-            "sip24-leaked",
-            "attack",
-            RGBColor(190, 160, 220),
-            6,
-            "sip24 leaked key, attack",
-        ),
-        (
-            "sip24-secret",
-            "random",
-            RGBColor(150, 190, 240),
-            6,
-            "sip24 secret key, random keys",
-        ),
-        (
-            "murmur3-guava64",
-            "attack",
-            RGBColor(200, 30, 30),
-            2,
-            "unkeyed murmur3+guava64, attack",
-        ),
+/// Draw `adversarial.svg` and `.png` in `out` from `out/adversarial.csv` (the run's table, or
+/// an earlier run's with `--replot`), in the book layout of `bloomlab::plot`.
+fn plot(out: &std::path::Path) -> Result<(), Box<dyn std::error::Error>> {
+    use bloomlab::plot::{Axis, Chart, Format, Legend, Panel, Point, Series, Style};
+    let text = std::fs::read_to_string(out.join("adversarial.csv"))?;
+    let head: Vec<&str> = text.lines().next().unwrap_or_default().split(',').collect();
+    let col = |name: &str| {
+        head.iter()
+            .position(|c| *c == name)
+            .ok_or_else(|| format!("adversarial.csv has no column {name}"))
+    };
+    let (sc, st, it, fm, fd) = (
+        col("scenario")?,
+        col("stream")?,
+        col("items")?,
+        col("fpr_measured")?,
+        col("fpr_fill_model")?,
+    );
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    let num = |r: &Vec<&str>, i: usize| r.get(i).and_then(|v| v.parse::<f64>().ok());
+    let mut series = Vec::new();
+    let combos = [
         (
             "murmur3-guava64",
             "random",
-            RGBColor(240, 120, 120),
-            2,
             "unkeyed murmur3+guava64, random keys",
         ),
         (
+            "murmur3-guava64",
+            "attack",
+            "unkeyed murmur3+guava64, attack",
+        ),
+        (
+            "sip24-secret",
+            "random",
+            "SipHash-2-4, secret key, random keys",
+        ),
+        (
             "sip24-secret",
             "attack",
-            RGBColor(20, 70, 180),
-            2,
-            "sip24 secret key, attack (guessed key)",
+            "SipHash-2-4, secret key, attack (guessed key)",
         ),
+        ("sip24-leaked", "attack", "SipHash-2-4, leaked key, attack"),
     ];
-    for (scenario, stream, color, width, label) in series {
-        let mine = || {
-            rows.iter()
-                .filter(|r| r.scenario == scenario && r.stream == stream)
-        };
-        let model: Vec<(u64, f64)> = mine()
-            .filter(|r| r.fpr_fill_model >= 1e-7)
-            .map(|r| (r.items, r.fpr_fill_model))
+    for (ci, (scenario, stream, label)) in combos.into_iter().enumerate() {
+        let mine: Vec<&Vec<&str>> = rows
+            .iter()
+            .filter(|r| r.get(sc) == Some(&scenario) && r.get(st) == Some(&stream))
             .collect();
-        chart
-            .draw_series(LineSeries::new(model, color.stroke_width(width)))?
-            .label(label)
-            .legend(move |(x, y)| {
-                PathElement::new([(x, y), (x + 20, y)], color.stroke_width(width))
-            });
-        chart.draw_series(
-            mine()
-                .filter(|r| r.fpr_measured > 0.0)
-                .map(|r| Circle::new((r.items, r.fpr_measured), 2, color.filled())),
-        )?;
+        // The CSV has six decimals: below 10^-5 the model is rounded to a staircase, and the
+        // measured rate (100,000 queries) resolves 10^-5 at best.
+        let pts = |i: usize| -> Vec<Point> {
+            mine.iter()
+                .filter_map(|r| Some(Point::new(num(r, it)?, num(r, i)?)))
+                .filter(|p| p.y >= 1e-5)
+                .collect()
+        };
+        // The model as a line without a legend entry, the measured rate as markers.
+        series.push(Series::new("", Style::Line, ci).with_points(pts(fd)));
+        series.push(Series::new(label, Style::Points, ci).with_points(pts(fm)));
     }
-    // The design rate, for reference.
-    chart
-        .draw_series(LineSeries::new([(0, P), (N, P)], BLACK.mix(0.4)))?
-        .label("design p = 1%")
-        .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], BLACK.mix(0.4)));
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.3))
-        .draw()?;
-    root.present()?;
+    series.push(Series {
+        label: "design p = 1%".into(),
+        style: Style::Dashed,
+        color: None,
+        points: vec![Point::new(0.0, P), Point::new(N as f64, P)],
+    });
+    let chart = Chart::book(
+        "Pollution attack (Gerbet et al. 2015): FPR against items inserted, n = 10,000, p = 1%",
+        vec![Panel {
+            title: "markers: FPR measured on 100,000 fresh keys; lines: the fill model (ones/m)^k"
+                .into(),
+            x: Axis::linear("items inserted"),
+            y: Axis {
+                range: Some((1e-5, 1.0)),
+                format: Format::Percent,
+                ..Axis::log("false-positive rate")
+            },
+            series,
+            legend: Legend::default(),
+        }],
+    );
+    chart.save_svg(&out.join("adversarial.svg"))?;
+    chart.save_png(&out.join("adversarial.png"))?;
     Ok(())
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let mut args = std::env::args().skip(1);
+    let mut args = std::env::args().skip(1).peekable();
+    if args.peek().map(String::as_str) == Some("--replot") {
+        args.next();
+        let out = std::path::PathBuf::from(args.next().unwrap_or_else(|| "results".into()));
+        plot(&out)?;
+        eprintln!(
+            "redrew {}/adversarial.svg and .png from adversarial.csv",
+            out.display()
+        );
+        return Ok(());
+    }
     let seed: u64 = args.next().map_or(Ok(2015), |s| s.parse())?;
     let out = std::path::PathBuf::from(args.next().unwrap_or_else(|| "results".into()));
     std::fs::create_dir_all(&out)?;
@@ -494,9 +478,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     std::fs::write(out.join("adversarial_offline.csv"), ocsv)?;
-    plot(&rows, &out.join("adversarial.svg"))?;
+    plot(&out)?;
     println!(
-        "\nwrote {}/adversarial.csv, adversarial_offline.csv, adversarial.svg",
+        "\nwrote {}/adversarial.csv, adversarial_offline.csv, adversarial.svg, adversarial.png",
         out.display()
     );
     Ok(())

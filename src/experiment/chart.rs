@@ -9,7 +9,7 @@
 
 use super::{Experiment, LineStyle, PanelSpec, Table};
 use crate::error::Result;
-use crate::plot::{Axis, Chart, Panel, Point, Series, Style};
+use crate::plot::{Axis, Chart, Layout, Panel, Point, Series, Style};
 
 /// Value of `expr` (a column or `a/b`) in row `r`.
 fn eval(t: &Table, r: usize, expr: &str) -> Option<f64> {
@@ -65,7 +65,9 @@ pub(super) fn build(exp: &Experiment, t: &Table) -> Result<Chart> {
             }
         }
     }
-    let colour = |l: &str| labels.iter().position(|x| x == l);
+    // More labels than colours: each panel numbers its own series instead (each book panel
+    // has its own legend), so that no two series of a panel share a colour.
+    let per_panel = labels.len() > crate::plot::PALETTE_SIZE;
     let mut panels = Vec::new();
     for (pi, ps) in plot.panels.iter().enumerate() {
         let p: &PanelSpec = ps.get_ref();
@@ -106,11 +108,24 @@ pub(super) fn build(exp: &Experiment, t: &Table) -> Result<Chart> {
             // `[[curves]]` rows (formulas, no measured columns) are in every panel.
             .filter(|&r| {
                 t.text(r, "row_type") == "theory"
-                    || p.filter.iter().all(|(k, v)| t.text(r, k) == *v)
+                    || p.filter.iter().all(|(k, v)| v.matches(&t.text(r, k)))
             })
             .filter(|&r| eval(t, r, &p.y).is_some() || interval(t, r, &p.y).is_some())
             .filter(|&r| !t.text(r, &p.x).is_empty())
             .collect();
+        let local: Vec<String> = if per_panel {
+            let mut v: Vec<String> = Vec::new();
+            for &r in &rows {
+                let l = t.text(r, &p.series);
+                if !l.is_empty() && !v.contains(&l) {
+                    v.push(l);
+                }
+            }
+            v
+        } else {
+            labels.clone()
+        };
+        let colour = |l: &str| local.iter().position(|x| x == l);
         // Categorical x when the x column holds text.
         let categorical = rows
             .iter()
@@ -167,7 +182,7 @@ pub(super) fn build(exp: &Experiment, t: &Table) -> Result<Chart> {
             let Some(column) = &l.column else {
                 let v = l.value.unwrap_or(f64::NAN);
                 if xmin.is_finite() {
-                    let color = (shared > 0).then(|| labels.len() + shared - 1);
+                    let color = (shared > 0).then(|| local.len() + shared - 1);
                     shared += 1;
                     series.push(Series {
                         label: l.label.clone(),
@@ -207,7 +222,7 @@ pub(super) fn build(exp: &Experiment, t: &Table) -> Result<Chart> {
             };
             if same && !per_group.is_empty() {
                 // Shared lines: the first in black, further ones in colours no series uses.
-                let color = (shared > 0).then(|| labels.len() + shared - 1);
+                let color = (shared > 0).then(|| local.len() + shared - 1);
                 shared += 1;
                 let mut points = per_group[0].1.clone();
                 if categorical && style == Style::Points {
@@ -303,17 +318,33 @@ pub(super) fn build(exp: &Experiment, t: &Table) -> Result<Chart> {
                 categories: None,
             },
             series,
-            legend: p.legend,
+            // A panel without a legend relies on the colours of another: not when they differ.
+            legend: if per_panel && p.legend == crate::plot::Legend::None {
+                crate::plot::Legend::default()
+            } else {
+                p.legend
+            },
         });
     }
     let n = panels.len();
-    Ok(Chart {
-        title: plot
-            .title
-            .clone()
-            .unwrap_or_else(|| exp.spec.question.clone()),
-        panels,
-        columns: plot.columns.unwrap_or(if n == 1 { 1 } else { 2 }),
-        panel_size: (plot.width.unwrap_or(1000), plot.height.unwrap_or(640)),
+    let title = plot
+        .title
+        .clone()
+        .unwrap_or_else(|| exp.spec.question.clone());
+    Ok(match plot.layout {
+        Layout::Book => {
+            let mut c = Chart::book(&title, panels);
+            if let Some(h) = plot.height {
+                c.panel_size.1 = h;
+            }
+            c
+        }
+        Layout::Grid => Chart {
+            title,
+            panels,
+            columns: plot.columns.unwrap_or(if n == 1 { 1 } else { 2 }),
+            panel_size: (plot.width.unwrap_or(1000), plot.height.unwrap_or(640)),
+            layout: Layout::Grid,
+        },
     })
 }

@@ -32,8 +32,9 @@ mod validate;
 /// The runners under their former path (`experiment::runner::hashset_buckets`).
 pub use runners as runner;
 pub use spec::{
-    Baseline, CurveName, CurveSpec, ExperimentSpec, FilterEntry, LineSpec, LineStyle, PanelSpec,
-    Params, PlotSpec, Quick, Range, RunnerKind, Scenario, SeriesDef, Sweep, SweepVar, TheoryName,
+    Baseline, CurveName, CurveSpec, ExperimentSpec, FilterEntry, FilterValue, LineSpec, LineStyle,
+    PanelSpec, Params, PlotSpec, Quick, Range, RunnerKind, Scenario, SeriesDef, Sweep, SweepVar,
+    TheoryName,
 };
 pub use table::{Cell, Table};
 

@@ -487,6 +487,27 @@ pub enum LineStyle {
     Points,
 }
 
+/// A panel filter's value: one text, or a list of texts any of which matches.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum FilterValue {
+    /// Exactly this text.
+    One(String),
+    /// Any of these texts.
+    Any(Vec<String>),
+}
+
+impl FilterValue {
+    /// Whether `text` matches.
+    #[must_use]
+    pub fn matches(&self, text: &str) -> bool {
+        match self {
+            Self::One(v) => v == text,
+            Self::Any(v) => v.iter().any(|v| v == text),
+        }
+    }
+}
+
 /// One panel of the chart.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -524,9 +545,10 @@ pub struct PanelSpec {
     /// Column that names the series (default `series`).
     #[serde(default = "default_series")]
     pub series: String,
-    /// Only rows whose columns have these (text) values (`[[curves]]` rows are in every panel).
+    /// Only rows whose columns have these (text) values, one or a list of alternatives
+    /// (`[[curves]]` rows are in every panel).
     #[serde(default)]
-    pub filter: BTreeMap<String, String>,
+    pub filter: BTreeMap<String, FilterValue>,
     /// Lines from other columns of the measured rows (theory).
     #[serde(default)]
     pub lines: Vec<LineSpec>,
@@ -558,13 +580,18 @@ pub struct PlotSpec {
     /// Title over the figure (default: the question).
     #[serde(default)]
     pub title: Option<String>,
-    /// Panels per row (default 2, or 1 for a single panel).
+    /// `book` (the default): panels stacked, [`crate::plot::BOOK_WIDTH`] px wide, legends
+    /// under the plots; `grid`: `columns` panels of `width` × `height` per row.
+    #[serde(default)]
+    pub layout: crate::plot::Layout,
+    /// Panels per row in the grid layout (default 2, or 1 for a single panel).
     #[serde(default)]
     pub columns: Option<usize>,
-    /// Pixel width of one panel (default 1000).
+    /// Pixel width of one panel in the grid layout (default 1000).
     #[serde(default)]
     pub width: Option<u32>,
-    /// Pixel height of one panel (default 640).
+    /// Pixel height of one panel (grid default 640; book: of its plot area, default
+    /// [`crate::plot::BOOK_PLOT_HEIGHT`]).
     #[serde(default)]
     pub height: Option<u32>,
     /// Panels.

@@ -33,8 +33,10 @@ use plotters::prelude::*;
 use std::path::Path;
 use std::sync::Once;
 
+mod book;
+
 /// DejaVu Sans, embedded (see `src/fonts/DejaVuSans.LICENSE`).
-static FONT: &[u8] = include_bytes!("fonts/DejaVuSans.ttf");
+static FONT: &[u8] = include_bytes!("../fonts/DejaVuSans.ttf");
 static FONT_ONCE: Once = Once::new();
 const FAMILY: &str = "sans-serif";
 
@@ -239,9 +241,31 @@ pub struct Chart {
     pub panels: Vec<Panel>,
     /// Panels per row.
     pub columns: usize,
-    /// Pixel size of one panel.
+    /// Pixel size of one panel (the grid layout; the book layout is [`BOOK_WIDTH`] wide).
     pub panel_size: (u32, u32),
+    /// How the panels are arranged and how large the text is.
+    pub layout: Layout,
 }
+
+/// Arrangement of a chart's panels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Layout {
+    /// For a page of the book (the default): panels stacked in one column [`BOOK_WIDTH`] px
+    /// wide, text of 16 px and more at that width (12 pt), titles wrapped, each panel's legend
+    /// below its plot area (never over the data).
+    #[default]
+    Book,
+    /// `columns` panels of `panel_size` per row, legends inside the plot area: for screens.
+    Grid,
+}
+
+/// Width of a book-layout chart in pixels (a book column is about 940 px wide, so the text
+/// is shown at nearly its size).
+pub const BOOK_WIDTH: u32 = 1000;
+/// Height of one book-layout panel's plot area (axes and tick labels included; its title and
+/// legend come on top of that).
+pub const BOOK_PLOT_HEIGHT: u32 = 440;
 
 impl Chart {
     /// A chart of one panel, titled by the panel.
@@ -252,10 +276,26 @@ impl Chart {
             panels: vec![panel],
             columns: 1,
             panel_size: (1000, 640),
+            layout: Layout::Book,
+        }
+    }
+
+    /// A book-layout chart: `panels` stacked in one column under `title`.
+    #[must_use]
+    pub fn book(title: &str, panels: Vec<Panel>) -> Self {
+        Self {
+            title: title.to_string(),
+            panels,
+            columns: 1,
+            panel_size: (BOOK_WIDTH, BOOK_PLOT_HEIGHT),
+            layout: Layout::Book,
         }
     }
 
     fn size(&self) -> (u32, u32) {
+        if self.layout == Layout::Book {
+            return book::size(self);
+        }
         let cols = self.columns.clamp(1, self.panels.len().max(1));
         let rows = self.panels.len().div_ceil(cols).max(1);
         let title = if self.title.is_empty() { 0 } else { 50 };
@@ -334,6 +374,9 @@ impl Chart {
         root: &DrawingArea<DB, plotters::coord::Shift>,
     ) -> std::result::Result<(), String> {
         root.fill(&WHITE).map_err(|e| e.to_string())?;
+        if self.layout == Layout::Book {
+            return book::draw(self, root);
+        }
         let area = if self.title.is_empty() {
             root.clone()
         } else {
@@ -358,11 +401,14 @@ impl Chart {
         let rows = self.panels.len().div_ceil(cols).max(1);
         let cells = area.split_evenly((rows, cols));
         for (panel, cell) in self.panels.iter().zip(cells.iter()) {
-            draw_panel(panel, cell)?;
+            draw_panel(panel, cell, &GRID)?;
         }
         Ok(())
     }
 }
+
+/// Number of distinct colours (series beyond it repeat colours with other markers).
+pub const PALETTE_SIZE: usize = PALETTE.len();
 
 /// Colours (the d3 "category10" palette: distinguishable, readable on white).
 const PALETTE: [(u8, u8, u8); 10] = [
@@ -608,7 +654,22 @@ fn ticks(axis: &Axis, lo: f64, hi: f64) -> Vec<f64> {
 
 /// Marker outline for palette index `idx` (pixel offsets): circle, triangle, square, diamond,
 /// plus: shapes tell series apart where colours do not (print, colour blindness).
-fn shape(idx: usize) -> Vec<(i32, i32)> {
+/// Scaled by `f`.
+fn shape_scaled(idx: usize, f: f64) -> Vec<(i32, i32)> {
+    let scale = |v: Vec<(i32, i32)>| -> Vec<(i32, i32)> {
+        v.into_iter()
+            .map(|(x, y)| {
+                (
+                    (f64::from(x) * f).round() as i32,
+                    (f64::from(y) * f).round() as i32,
+                )
+            })
+            .collect()
+    };
+    scale(shape_unit(idx))
+}
+
+fn shape_unit(idx: usize) -> Vec<(i32, i32)> {
     let s = 5;
     // Shapes cycle so that colour and shape together repeat only after 50 series.
     match (idx + idx / PALETTE.len()) % 5 {
@@ -682,9 +743,39 @@ fn legend_pos(l: Legend) -> SeriesLabelPosition {
     }
 }
 
+/// Text sizes and margins of a panel (requested sizes: the SVG backend writes them divided by
+/// 1.24, so 20 is 16 px in the file).
+struct Look {
+    /// Panel caption drawn by plotters (0: none, the caller draws it).
+    caption: u32,
+    ticks: u32,
+    desc: u32,
+    x_area: u32,
+    x_area_categories: u32,
+    y_area: u32,
+    margin: u32,
+    /// The legend inside the plot area (grid); else the caller draws it outside.
+    legend_inside: bool,
+    /// Marker scale (1 = the grid's 5-6 px markers).
+    marker: f64,
+}
+
+const GRID: Look = Look {
+    caption: 22,
+    ticks: 15,
+    desc: 18,
+    x_area: 52,
+    x_area_categories: 70,
+    y_area: 92,
+    margin: 14,
+    legend_inside: true,
+    marker: 1.0,
+};
+
 fn draw_panel<DB: DrawingBackend>(
     panel: &Panel,
     area: &DrawingArea<DB, plotters::coord::Shift>,
+    look: &Look,
 ) -> std::result::Result<(), String> {
     // Transformed data, gathered first for the ranges.
     let (mut xs, mut ys) = (Vec::new(), Vec::new());
@@ -706,11 +797,20 @@ fn draw_panel<DB: DrawingBackend>(
     let yt = ticks(&panel.y, y0, y1);
     let many_categories = panel.x.categories.as_ref().is_some_and(|c| c.len() > 6);
 
-    let mut chart = ChartBuilder::on(area)
-        .caption(&panel.title, (FAMILY, 22))
-        .margin(14)
-        .x_label_area_size(if many_categories { 70 } else { 52 })
-        .y_label_area_size(92)
+    let mut builder = ChartBuilder::on(area);
+    if look.caption > 0 {
+        builder.caption(&panel.title, (FAMILY, look.caption));
+    }
+    let mut chart = builder
+        .margin(look.margin)
+        .x_label_area_size(
+            if many_categories || (!look.legend_inside && panel.x.categories.is_some()) {
+                look.x_area_categories
+            } else {
+                look.x_area
+            },
+        )
+        .y_label_area_size(look.y_area)
         .build_cartesian_2d(
             TickedRange {
                 lo: x0,
@@ -724,7 +824,15 @@ fn draw_panel<DB: DrawingBackend>(
             },
         )
         .map_err(|e| e.to_string())?;
-    let xfmt = |t: &f64| tick_label(&panel.x, *t);
+    // Book: category names are drawn below by `book::category_labels`, wrapped to their slot.
+    let own_categories = !look.legend_inside && panel.x.categories.is_some();
+    let xfmt = |t: &f64| {
+        if own_categories {
+            String::new()
+        } else {
+            tick_label(&panel.x, *t)
+        }
+    };
     let yfmt = |t: &f64| tick_label(&panel.y, *t);
     chart
         .configure_mesh()
@@ -732,12 +840,22 @@ fn draw_panel<DB: DrawingBackend>(
         .y_desc(&panel.y.label)
         .x_label_formatter(&xfmt)
         .y_label_formatter(&yfmt)
-        .axis_desc_style((FAMILY, 18))
-        .label_style((FAMILY, 15))
+        .axis_desc_style((FAMILY, look.desc))
+        .label_style((FAMILY, look.ticks))
         .bold_line_style(RGBColor(225, 225, 225))
         .light_line_style(TRANSPARENT)
         .draw()
         .map_err(|e| e.to_string())?;
+    if own_categories && let Some(cats) = &panel.x.categories {
+        let (bx, by) = area.get_base_pixel();
+        let at: Vec<(i32, i32)> = (0..cats.len())
+            .map(|i| {
+                let (px, py) = chart.backend_coord(&(i as f64, y0));
+                (px - bx, py - by)
+            })
+            .collect();
+        book::category_labels(area, &at, cats, look.ticks)?;
+    }
 
     let ybottom = y0;
     // With a fixed range, what falls outside is not drawn (plotters does not clip).
@@ -786,10 +904,9 @@ fn draw_panel<DB: DrawingBackend>(
                 if s.style == Style::DashedPoints {
                     let fill = c.filled();
                     chart
-                        .draw_series(
-                            xy.iter()
-                                .map(|&p| EmptyElement::at(p) + Polygon::new(shape(idx), fill)),
-                        )
+                        .draw_series(xy.iter().map(|&p| {
+                            EmptyElement::at(p) + Polygon::new(shape_scaled(idx, look.marker), fill)
+                        }))
                         .map_err(|e| e.to_string())?;
                 }
                 let style = c.stroke_width(2);
@@ -845,20 +962,23 @@ fn draw_panel<DB: DrawingBackend>(
                     .map_err(|e| e.to_string())?;
                 let fill = c.filled();
                 let anno = chart
-                    .draw_series(
-                        xy.iter()
-                            .map(|&p| EmptyElement::at(p) + Polygon::new(shape(idx), fill)),
-                    )
+                    .draw_series(xy.iter().map(|&p| {
+                        EmptyElement::at(p) + Polygon::new(shape_scaled(idx, look.marker), fill)
+                    }))
                     .map_err(|e| e.to_string())?;
                 if !label.is_empty() {
                     anno.label(label).legend(move |(x, y)| {
-                        EmptyElement::at((x + 10, y)) + Polygon::new(shape(idx), fill)
+                        EmptyElement::at((x + 10, y))
+                            + Polygon::new(shape_scaled(idx, look.marker), fill)
                     });
                 }
             }
         }
     }
-    if panel.legend != Legend::None && panel.series.iter().any(|s| !s.label.is_empty()) {
+    if look.legend_inside
+        && panel.legend != Legend::None
+        && panel.series.iter().any(|s| !s.label.is_empty())
+    {
         chart
             .configure_series_labels()
             .position(legend_pos(panel.legend))
