@@ -10,16 +10,18 @@
 //! | `fmt` | — |
 //! | `sizing` | `fmt` (each kind's memory by its own rule) |
 //! | `lessons` | `fmt` (the lessons' numbers, from the library) |
-//! | `state` | `lessons`, `results`, `sizing` |
+//! | `model` | `sizing` (each kind's theory at n, p without building it) |
+//! | `state` | `lessons`, `model`, `results`, `sizing` |
 //! | `msg` | `results`, `sizing`, `state` (for `Tab`) |
 //! | `event` | `msg`, `state` |
 //! | `worker` | `msg`, `results`, `sizing` |
-//! | `update` | `fmt`, `msg`, `results`, `sizing`, `state` |
+//! | `update` | `fmt`, `model`, `msg`, `results`, `sizing`, `state` |
 //! | `view` | `fmt`, `results`, `sizing`, `state` |
 
 mod event;
 mod fmt;
 mod lessons;
+mod model;
 mod msg;
 mod results;
 mod sizing;

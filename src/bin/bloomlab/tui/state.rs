@@ -465,6 +465,9 @@ pub struct Compare {
     pub progress: f64,
     /// Key seed (`r` moves it on).
     pub seed: u64,
+    /// Each kind's theory at the key's n and p (shown while a row is pending or refused), one
+    /// per `FilterKind::ALL`; empty until a table is keyed.
+    pub models: Vec<Result<super::model::Model, String>>,
 }
 
 /// Metric shown in the Hashes matrix.
@@ -718,6 +721,7 @@ impl State {
                 status: RunStatus::Idle,
                 progress: 0.0,
                 seed: 1,
+                models: Vec::new(),
             },
             hashes: Hashes {
                 n: 100_000,

@@ -3,6 +3,7 @@
 use bloomlab::{FilterKind, FilterSpec, theory};
 
 use super::{fresh_job, info, pause_others, queries_for, refusal};
+use crate::tui::model;
 use crate::tui::msg::{Cmd, CompareJob, Msg, Slot};
 use crate::tui::results::RowState;
 use crate::tui::state::{CompareKey, Level, MIN_QUERIES, RunStatus, State};
@@ -22,6 +23,19 @@ pub(super) fn ensure_compare(s: &mut State) -> Vec<Cmd> {
         s.compare.key = Some(key.clone());
         s.compare.status = RunStatus::Idle;
         s.compare.job = 0;
+        s.compare.models = FilterKind::ALL
+            .iter()
+            .map(|&kind| {
+                model::model(&FilterSpec {
+                    kind,
+                    hash: key.hash,
+                    strategy: key.strategy,
+                    n: key.n,
+                    p: Some(key.p),
+                    ..FilterSpec::default()
+                })
+            })
+            .collect();
     }
     if s.compare.status == RunStatus::Running {
         return Vec::new();

@@ -91,12 +91,36 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
         let name = format!("{:<12} ", kind.name());
         let line = match &c.rows[i] {
             RowState::Pending => {
-                let what = if c.status == RunStatus::Running {
-                    "measuring…"
-                } else {
-                    "pending"
+                let what = match c.status {
+                    RunStatus::Running => "measuring…",
+                    RunStatus::Refused(_) => "refused",
+                    _ => "pending",
                 };
-                Line::from(format!("{name}{what}"))
+                match c.models.get(i) {
+                    // The kind's theory while its measurement is pending or refused.
+                    Some(Ok(md)) => Line::from(vec![
+                        Span::styled(name, bold()),
+                        Span::styled(
+                            format!(
+                                "{:>bk_w$.2} {:>9} {:>8} {what:>ci_w$} {:>th_w$} {:>ns_w$} {:>ns_w$} {:>3} {:>4}",
+                                md.bits_per_key(n),
+                                fmt::bytes(md.bytes as f64),
+                                "-",
+                                fit(md.fpr, th_w),
+                                "",
+                                "",
+                                if kind.caps().removable { "yes" } else { "no" },
+                                if kind.caps().grows { "yes" } else { "no" },
+                            ),
+                            Style::default().fg(ACCENT),
+                        ),
+                    ]),
+                    Some(Err(e)) => Line::from(vec![
+                        Span::raw(name),
+                        Span::styled(format!("{what}; no model: {e}"), Style::default().fg(BAD)),
+                    ]),
+                    None => Line::from(format!("{name}{what}")),
+                }
             }
             RowState::Out(RowOutcome::Failed(e)) => Line::from(vec![
                 Span::raw(name),
@@ -252,7 +276,12 @@ mod tests {
             })
             .unwrap();
         let t = render_text(&s, 80, 24);
-        assert!(t.contains("standard     measuring…"), "{t}");
+        // Measuring: the row shows the standard filter's theory meanwhile (9,585 bits, 1.004%).
+        let row = line_with(&t, "standard ").unwrap();
+        assert!(
+            row.contains("measuring…") && row.contains("9.60") && row.contains("1.004%"),
+            "{row}"
+        );
         // A real measurement of the standard row, as the worker would make it.
         let spec = bloomlab::FilterSpec {
             kind: FilterKind::Standard,
@@ -309,6 +338,50 @@ mod tests {
         );
         // Every kind by its own rule: the job's spec carries n and p, never the standard's m, k.
         assert_eq!((job.base.m, job.base.k), (None, None));
+    }
+
+    /// At n = 10^9 the table is refused (over 2^33 bits), yet every row shows its kind's
+    /// theory: bits/key, memory and model rate, not "pending" alone.
+    #[test]
+    fn refused_rows_show_theory() {
+        let mut s = State::new();
+        init(&mut s);
+        type_into(&mut s, Field::N, "1e9");
+        update(&mut s, Msg::Goto(Tab::Compare));
+        assert!(matches!(
+            s.compare.status,
+            crate::tui::state::RunStatus::Refused(_)
+        ));
+        for (w, h) in [(80, 24), (140, 40)] {
+            let t = render_text(&s, w, h);
+            // 9,585,058,377 bits in whole words: 1,198,132,304 bytes, 9.59 bits per key, 1.004%.
+            let std = line_with(&t, "standard ").unwrap();
+            assert!(
+                std.contains("9.59") && std.contains("1.20 GB") && std.contains("refused"),
+                "{std}"
+            );
+            assert!(std.contains("1.004%") || std.contains("1.00%"), "{std}");
+            assert!(std.contains(" no   no"), "{std}");
+            for kind in FilterKind::ALL {
+                let row = line_with(&t, &format!("│{:<12} ", kind.name())).unwrap();
+                assert!(
+                    row.contains("refused") && row.contains('%'),
+                    "{kind}: {row}"
+                );
+                assert!(row.contains(" GB") || row.contains(" MB"), "{kind}: {row}");
+            }
+            let cuckoo = line_with(&t, "cuckoo ").unwrap();
+            let m = crate::tui::model::model(&bloomlab::FilterSpec::new(
+                FilterKind::Cuckoo,
+                1_000_000_000,
+                0.01,
+            ))
+            .unwrap();
+            assert!(
+                cuckoo.contains(&crate::tui::fmt::bytes(m.bytes as f64)),
+                "{cuckoo}"
+            );
+        }
     }
 
     /// Every row at 80×24 ends inside its border (the cuckoo row at n = 10^6, theory 0.09310%,
