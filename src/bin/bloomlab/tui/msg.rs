@@ -1,6 +1,7 @@
 //! Messages (what happened), commands (what the runtime must do) and the jobs the worker runs.
 
 use bloomlab::hash::{HashId, StrategyId};
+use bloomlab::measure::TimingStats;
 use bloomlab::workload::KeyKind;
 use bloomlab::{FilterKind, FilterSpec};
 
@@ -138,6 +139,15 @@ pub enum WorkerEvent {
         false_positives: u64,
         /// ns per query so far.
         ns_query: f64,
+    },
+    /// The spread of the Explore timings so far: per chunk of keys, ns per key.
+    ExploreTiming {
+        /// Generation.
+        job: u64,
+        /// Inserts (none for a static set, built whole).
+        insert: Option<TimingStats>,
+        /// Queries of absent keys.
+        query: Option<TimingStats>,
     },
     /// One of several Explore instances finished its queries.
     ExploreInstance {

@@ -288,6 +288,8 @@ pub enum ChartView {
     FprVsK,
     /// FPR against n.
     FprVsN,
+    /// The timings and the filter's own details, wrapped, in place of the charts.
+    Details,
 }
 
 /// Lifecycle of a background job as the screens see it.
@@ -330,6 +332,10 @@ pub struct ExploreRun {
     pub ns_insert: Option<f64>,
     /// ns per query.
     pub ns_query: Option<f64>,
+    /// Median and range of the insert chunks' ns per key.
+    pub insert_timing: Option<bloomlab::measure::TimingStats>,
+    /// Median and range of the query chunks' ns per key.
+    pub query_timing: Option<bloomlab::measure::TimingStats>,
     /// The filter's own model FPR.
     pub model_fpr: Option<f64>,
     /// Details from the filter.
@@ -359,6 +365,8 @@ impl Default for ExploreRun {
             fill: None,
             ns_insert: None,
             ns_query: None,
+            insert_timing: None,
+            query_timing: None,
             model_fpr: None,
             details: Vec::new(),
             queries: 0,
@@ -468,6 +476,8 @@ pub struct Compare {
     /// Each kind's theory at the key's n and p (shown while a row is pending or refused), one
     /// per `FilterKind::ALL`; empty until a table is keyed.
     pub models: Vec<Result<super::model::Model, String>>,
+    /// `v`: the table shows the timings' medians and ranges instead of the rates.
+    pub timings: bool,
 }
 
 /// Metric shown in the Hashes matrix.
@@ -722,6 +732,7 @@ impl State {
                 progress: 0.0,
                 seed: 1,
                 models: Vec::new(),
+                timings: false,
             },
             hashes: Hashes {
                 n: 100_000,

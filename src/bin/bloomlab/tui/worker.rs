@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use bloomlab::bits::BitVec;
 use bloomlab::hash::{AnyStrategy, IndexStrategy};
-use bloomlab::measure::{Control, MeasureConfig, PositionHistogram, measure};
+use bloomlab::measure::{Control, MeasureConfig, PositionHistogram, TimingStats, measure};
 use bloomlab::workload::{KeyChunk, KeyGen};
 use bloomlab::{AnyFilter, Error, Filter, FilterKind, FilterSpec, stats, theory};
 
@@ -164,6 +164,8 @@ struct Reporter<'a> {
     slot: Slot,
     job: u64,
     last: Mutex<Option<Instant>>,
+    /// Per-chunk ns per key of the inserts and of the queries so far (Explore's timings).
+    samples: Mutex<(Vec<f64>, Vec<f64>)>,
 }
 
 impl<'a> Reporter<'a> {
@@ -173,7 +175,28 @@ impl<'a> Reporter<'a> {
             slot,
             job,
             last: Mutex::new(None),
+            samples: Mutex::new((Vec::new(), Vec::new())),
         }
+    }
+
+    /// Record one timed chunk of `keys` operations (`query`: a query chunk, else inserts).
+    fn sample(&self, query: bool, took: Duration, keys: u64) {
+        if let Ok(mut s) = self.samples.lock() {
+            let v = if query { &mut s.1 } else { &mut s.0 };
+            v.push(took.as_nanos() as f64 / keys.max(1) as f64);
+        }
+    }
+
+    /// Report the timings so far (median and range of the chunks).
+    fn timing(&self) {
+        let Ok(s) = self.samples.lock() else {
+            return;
+        };
+        let _ = self.tx.send(WorkerEvent::ExploreTiming {
+            job: self.job,
+            insert: timing_stats(&s.0),
+            query: timing_stats(&s.1),
+        });
     }
 
     fn progress(&self, frac: f64, phase: &'static str) {
@@ -259,11 +282,34 @@ fn insert_all<F: Filter + ?Sized>(
         for key in chunk.iter() {
             f.try_insert(key)?;
         }
-        t += start.elapsed();
+        let dt = start.elapsed();
+        t += dt;
+        rep.sample(false, dt, end - i);
         i = end;
         rep.progress(i as f64 / total, "inserting");
     }
     Ok(t.as_nanos() as f64 / n.max(1) as f64)
+}
+
+/// Median, fastest and slowest of per-chunk times (ns per key), as `measure` reports them.
+pub fn timing_stats(samples: &[f64]) -> Option<TimingStats> {
+    if samples.is_empty() {
+        return None;
+    }
+    let mut v = samples.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    let median = if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        f64::midpoint(v[n / 2 - 1], v[n / 2])
+    };
+    Some(TimingStats {
+        median,
+        min: v[0],
+        max: v[n - 1],
+        samples: n,
+    })
 }
 
 /// Query absent keys in chunks until `target` or the time budget, reporting cumulative counts.
@@ -316,6 +362,7 @@ fn query_counted<F: Filter + ?Sized>(
         check(cancel)?;
         if began.elapsed() > job.time_budget {
             send(q, fp, t);
+            rep.timing();
             *counts = (q0 + q, fp0 + fp);
             return Ok(Some(format!(
                 "time budget of {} s reached before {} queries",
@@ -330,15 +377,19 @@ fn query_counted<F: Filter + ?Sized>(
         for key in chunk.iter() {
             hits += u64::from(f.contains(key));
         }
-        t += start.elapsed();
+        let dt = start.elapsed();
+        t += dt;
+        rep.sample(true, dt, end - q);
         fp += hits;
         q = end;
         if rep.due() {
             send(q, fp, t);
+            rep.timing();
         }
         rep.progress((done_before + q0 + q) as f64 / total, "querying");
     }
     send(q, fp, t);
+    rep.timing();
     *counts = (q0 + q, fp0 + fp);
     Ok(None)
 }
@@ -369,6 +420,7 @@ fn run_explore(
             model_fpr: f.expected_fpr(),
             details: f.details(),
         });
+        rep.timing();
     };
     let instances = u64::from(job.instances.max(1));
     if instances == 1 {
@@ -560,6 +612,15 @@ mod tests {
     use bloomlab::workload::KeyKind;
 
     #[test]
+    fn timing_stats_are_median_and_range() {
+        assert_eq!(timing_stats(&[]), None);
+        let t = timing_stats(&[5.0, 1.0, 9.0, 3.0]).unwrap();
+        assert_eq!((t.median, t.min, t.max, t.samples), (4.0, 1.0, 9.0, 4));
+        let t = timing_stats(&[2.0, 7.0, 3.0]).unwrap();
+        assert_eq!((t.median, t.min, t.max), (3.0, 2.0, 7.0));
+    }
+
+    #[test]
     fn fill_map_counts_bits_per_region() {
         let mut b = BitVec::new(16).unwrap();
         for i in [0, 1, 2, 3, 8] {
@@ -640,6 +701,20 @@ mod tests {
             .next_back()
             .expect("partials");
         assert_eq!(last.0, 50_000);
+        // The timings' spread: one insert chunk (2,000 keys), four query chunks of ≤ 16,384.
+        let timing = evs
+            .iter()
+            .filter_map(|e| match e {
+                WorkerEvent::ExploreTiming { insert, query, .. } => {
+                    Some((insert.clone(), query.clone()))
+                }
+                _ => None,
+            })
+            .next_back()
+            .expect("timings");
+        let (ins, q) = (timing.0.expect("insert"), timing.1.expect("query"));
+        assert_eq!((ins.samples, q.samples), (1, 4));
+        assert!(q.min <= q.median && q.median <= q.max, "{q:?}");
         assert!(matches!(
             evs.last(),
             Some(WorkerEvent::Finished {

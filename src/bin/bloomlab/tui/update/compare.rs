@@ -94,6 +94,10 @@ pub(super) fn compare_msg(s: &mut State, msg: Msg) -> Vec<Cmd> {
             s.compare.seed = s.compare.seed.wrapping_add(1);
             ensure_compare(s)
         }
+        Msg::CycleView => {
+            s.compare.timings = !s.compare.timings;
+            Vec::new()
+        }
         _ => Vec::new(),
     }
 }

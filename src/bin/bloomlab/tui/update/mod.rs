@@ -224,6 +224,11 @@ fn worker_event(s: &mut State, ev: WorkerEvent) -> Vec<Cmd> {
             let kind = s.explore.params.kind;
             s.record_speed(kind, ns_insert, 0.0);
         }
+        WorkerEvent::ExploreTiming { job, insert, query } if job == s.explore.run.job => {
+            let r = &mut s.explore.run;
+            r.insert_timing = insert;
+            r.query_timing = query;
+        }
         WorkerEvent::ExploreInstance { job, rate } if job == s.explore.run.job => {
             s.explore.run.rates.push(rate);
         }

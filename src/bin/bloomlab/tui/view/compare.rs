@@ -1,6 +1,7 @@
 //! Compare: every filter kind at the Explore n and p, and a HashSet baseline.
 
 use bloomlab::FilterKind;
+use bloomlab::measure::TimingStats;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -73,21 +74,34 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
     let wide = area.width >= 110;
     // Fixed-width columns written as text, so a status message can span the row.
     let (bk_w, ci_w, th_w, ns_w) = if wide { (8, 17, 8, 6) } else { (6, 9, 7, 5) };
-    let header = format!(
-        "{:<12} {:>bk_w$} {:>9} {:>8} {:>ci_w$} {:>th_w$} {:>ns_w$} {:>ns_w$} {:>3} {:>4}",
-        "filter",
-        if wide { "bits/key" } else { "b/key" },
-        "memory",
-        "FPR",
-        if wide { "95% interval" } else { "±95%" },
-        "theory",
-        if wide { "ns/ins" } else { "ns/i" },
-        if wide { "ns/qry" } else { "ns/q" },
-        "del",
-        "grow"
-    );
+    let header = if c.timings {
+        format!(
+            "{:<12} {:>7} {:>17} {:>7} {:>17} {:>7}",
+            "filter", "ns/ins", "ins min–max", "ns/qry", "qry min–max", "chunks"
+        )
+    } else {
+        format!(
+            "{:<12} {:>bk_w$} {:>9} {:>8} {:>ci_w$} {:>th_w$} {:>ns_w$} {:>ns_w$} {:>3} {:>4}",
+            "filter",
+            if wide { "bits/key" } else { "b/key" },
+            "memory",
+            "FPR",
+            if wide { "95% interval" } else { "±95%" },
+            "theory",
+            if wide { "ns/ins" } else { "ns/i" },
+            if wide { "ns/qry" } else { "ns/q" },
+            "del",
+            "grow"
+        )
+    };
     let mut lines = vec![Line::from(Span::styled(header, bold()))];
+    if c.timings {
+        timing_rows(s, &mut lines);
+    }
     for (i, kind) in FilterKind::ALL.iter().enumerate() {
+        if c.timings {
+            break;
+        }
         let name = format!("{:<12} ", kind.name());
         let line = match &c.rows[i] {
             RowState::Pending => {
@@ -148,8 +162,14 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
                     Span::raw(format!(
                         " {ci:>ci_w$} {:>th_w$} {:>ns_w$} {:>ns_w$} {:>3} {:>4}",
                         fit(theory, th_w),
-                        fit_text(fmt::ns(m.ns_per_insert), ns_w),
-                        fit_text(fmt::ns(m.ns_per_query), ns_w),
+                        fit_text(
+                            fmt::ns(median(m.timing.insert.as_ref(), m.ns_per_insert)),
+                            ns_w
+                        ),
+                        fit_text(
+                            fmt::ns(median(m.timing.query.as_ref(), m.ns_per_query)),
+                            ns_w
+                        ),
                         if r.removable { "yes" } else { "no" },
                         if kind.caps().grows { "yes" } else { "no" },
                     )),
@@ -159,7 +179,8 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
         lines.push(line);
     }
     let hs = hashset_u64_bytes(n);
-    lines.push(Line::from(Span::styled(
+    if !c.timings {
+        lines.push(Line::from(Span::styled(
         format!(
             "{:<12} {:>bk_w$.1} {:>9} {:>8} {:>ci_w$} {:>th_w$} {:>ns_w$} {:>ns_w$} {:>3} {:>4}",
             "HashSet<u64>",
@@ -173,10 +194,17 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
             "yes",
             "yes"
         ),
-        Style::default().fg(ACCENT),
-    )));
+            Style::default().fg(ACCENT),
+        )));
+    }
     lines.push(Line::from(Span::styled(
-        "each kind sized by its own rule; 95%: one filter of each (its queries)",
+        if c.timings {
+            "ns per key: median (fastest–slowest) of timed chunks · v: rates"
+        } else if wide {
+            "each kind sized by its own rule; 95%: one filter of each (its queries); ns: medians (v: ranges)"
+        } else {
+            "each kind sized by its own rule; 95%: one filter; ns: medians; v: ranges"
+        },
         Style::default().fg(ACCENT),
     )));
     f.render_widget(
@@ -199,6 +227,46 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
             .filled_style(bold().fg(MEASURED)),
         gauge,
     );
+}
+
+/// The median of the timed chunks, else the mean (a static set's construction, timed whole).
+fn median(t: Option<&TimingStats>, mean: f64) -> f64 {
+    t.map_or(mean, |t| t.median)
+}
+
+/// `min–max` of the timed chunks, or why there is none.
+fn range(t: Option<&TimingStats>) -> String {
+    t.map_or("built whole".into(), |t| {
+        format!("{}–{}", fmt::ns(t.min), fmt::ns(t.max))
+    })
+}
+
+/// `v`: one row per kind with the medians and ranges of its insert and query times.
+fn timing_rows(s: &State, lines: &mut Vec<Line<'_>>) {
+    for (i, kind) in FilterKind::ALL.iter().enumerate() {
+        let name = format!("{:<12} ", kind.name());
+        let line = match s.compare.rows[i].done() {
+            Some(r) => {
+                let t = &r.m.timing;
+                let chunks = t.query.as_ref().map_or(0, |q| q.samples);
+                Line::from(vec![
+                    Span::styled(name, bold()),
+                    Span::raw(format!(
+                        "{:>7} {:>17} ",
+                        fmt::ns(median(t.insert.as_ref(), r.m.ns_per_insert)),
+                        range(t.insert.as_ref())
+                    )),
+                    Span::styled(
+                        format!("{:>7}", fmt::ns(median(t.query.as_ref(), r.m.ns_per_query))),
+                        bold().fg(MEASURED),
+                    ),
+                    Span::raw(format!(" {:>17} {:>7}", range(t.query.as_ref()), chunks)),
+                ])
+            }
+            None => Line::from(format!("{name}not measured")),
+        };
+        lines.push(line);
+    }
 }
 
 /// The memory bars as text: `label value ███`, the value always left of its bar (never drawn
@@ -291,8 +359,17 @@ mod tests {
             queries: 20_000,
             ..MeasureConfig::new(spec, job.keys)
         };
-        let m = measure(&cfg, &Control::default()).unwrap();
+        let mut m = measure(&cfg, &Control::default()).unwrap();
         let fpr = m.fpr;
+        // Timings as the shared machine gives them: a mean pulled up by one slow chunk; the
+        // table shows the median, and v the range.
+        m.ns_per_query = 77.0;
+        m.timing.query = Some(bloomlab::measure::TimingStats {
+            median: 31.5,
+            min: 29.25,
+            max: 412.0,
+            samples: 7,
+        });
         update(
             &mut s,
             Msg::worker(WorkerEvent::CompareRow {
@@ -330,6 +407,18 @@ mod tests {
             assert!(t.contains("Memory"), "{t}");
             assert!(t.contains("18.45 kB*"), "{t}");
         }
+        let t = render_text(&s, 80, 24);
+        let std = line_with(&t, "standard ").unwrap();
+        assert!(std.contains(" 31.5 ") && !std.contains("77.0"), "{std}");
+        update(&mut s, Msg::CycleView);
+        for (w, h) in [(80, 24), (140, 40)] {
+            let t = render_text(&s, w, h);
+            let std = line_with(&t, "standard ").unwrap();
+            let cells: Vec<&str> = std.trim_matches('│').split_whitespace().collect();
+            assert_eq!(cells[3..], ["31.5", "29.2–412", "7"], "{w}x{h}: {std}");
+            assert!(t.contains("median (fastest–slowest)"), "{t}");
+        }
+        update(&mut s, Msg::CycleView);
         let wide = render_text(&s, 140, 40);
         assert!(wide.contains("95% interval"), "{wide}");
         assert!(

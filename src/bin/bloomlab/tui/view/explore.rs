@@ -1,12 +1,13 @@
 //! Explore: controls, theory numbers, FPR charts, the bit array and the live measurement.
 
+use bloomlab::measure::TimingStats;
 use bloomlab::theory;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Axis, Block, Chart, Dataset, GraphType, LineGauge, Paragraph};
+use ratatui::widgets::{Axis, Block, Chart, Dataset, GraphType, LineGauge, Paragraph, Wrap};
 
 use super::{ACCENT, BAD, MARK, MEASURED, bold, selected};
 use crate::tui::fmt;
@@ -40,7 +41,9 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
         Constraint::Length(1),
     ])
     .areas(right);
-    if tall {
+    if e.chart == ChartView::Details {
+        draw_details(f, e, charts);
+    } else if tall {
         let [a, b] = Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)])
             .areas(charts);
         chart_k(f, e, &d, a);
@@ -52,8 +55,8 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
         chart_n(f, e, &d, b);
     } else {
         match e.chart {
-            ChartView::FprVsK => chart_k(f, e, &d, charts),
             ChartView::FprVsN => chart_n(f, e, &d, charts),
+            _ => chart_k(f, e, &d, charts),
         }
     }
     draw_picture(f, e, &d, picture);
@@ -251,18 +254,84 @@ fn draw_numbers(f: &mut Frame<'_>, e: &Explore, d: &Design, area: Rect) {
             fmt::prob(model)
         )));
     }
-    if let (Some(ins), Some(q)) = (r.ns_insert, r.ns_query) {
-        lines.push(Line::from(format!(
-            "ns/insert {}  ns/query {}",
-            fmt::ns(ins),
-            fmt::ns(q)
+    if let Some(ins) = r.ns_insert {
+        lines.push(Line::from(timing_line(
+            "ns/insert",
+            ins,
+            r.insert_timing.as_ref(),
+        )));
+    }
+    if let Some(q) = r.ns_query {
+        lines.push(Line::from(timing_line(
+            "ns/query ",
+            q,
+            r.query_timing.as_ref(),
         )));
     }
     for (k, v) in &r.details {
         lines.push(Line::from(format!("{k}: {v}")));
     }
+    // Long lines (the filters' details) wrap instead of running past the border.
     f.render_widget(
-        Paragraph::new(lines).block(Block::bordered().title(" Numbers ")),
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(Block::bordered().title(" Numbers ")),
+        area,
+    );
+}
+
+/// `label median (min–max)` over the timed chunks, or the mean alone before any chunk (or for
+/// a static set, whose construction is timed whole).
+fn timing_line(label: &str, mean: f64, t: Option<&TimingStats>) -> String {
+    match t {
+        Some(t) if t.samples > 1 => format!(
+            "{label} {} ({}–{})",
+            fmt::ns(t.median),
+            fmt::ns(t.min),
+            fmt::ns(t.max)
+        ),
+        Some(t) => format!("{label} {}", fmt::ns(t.median)),
+        None => format!("{label} {}", fmt::ns(mean)),
+    }
+}
+
+/// `v`'s third view: the timings with their spread and the filter's own details, wrapped.
+fn draw_details(f: &mut Frame<'_>, e: &Explore, area: Rect) {
+    let r = &e.run;
+    let mut lines = vec![Line::from(Span::styled(
+        "ns per key: median (fastest–slowest) of chunks of 16,384 keys",
+        Style::default().fg(ACCENT),
+    ))];
+    for (what, mean, t) in [
+        ("insert", r.ns_insert, r.insert_timing.as_ref()),
+        ("query ", r.ns_query, r.query_timing.as_ref()),
+    ] {
+        let text = match (t, mean) {
+            (Some(t), _) => format!(
+                "{what} {} ({}–{}) over {} chunks",
+                fmt::ns(t.median),
+                fmt::ns(t.min),
+                fmt::ns(t.max),
+                fmt::int(t.samples as u64)
+            ),
+            (None, Some(m)) => format!("{what} {} (built whole: one time)", fmt::ns(m)),
+            (None, None) => format!("{what} …"),
+        };
+        lines.push(Line::from(Span::styled(text, bold())));
+    }
+    if r.details.is_empty() {
+        lines.push(Line::from("details: once the filter is built"));
+    }
+    for (k, v) in &r.details {
+        lines.push(Line::from(vec![
+            Span::styled(format!("{k}: "), bold()),
+            Span::raw(v.clone()),
+        ]));
+    }
+    f.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(Block::bordered().title(" Timings and details (v: charts) ")),
         area,
     );
 }
@@ -787,6 +856,20 @@ mod tests {
                 ns_query: 30.0,
             }),
         );
+        let stats = |median, min, max, samples| bloomlab::measure::TimingStats {
+            median,
+            min,
+            max,
+            samples,
+        };
+        update(
+            &mut s,
+            Msg::worker(WorkerEvent::ExploreTiming {
+                job,
+                insert: Some(stats(40.0, 38.125, 52.0, 62)),
+                query: Some(stats(30.0, 28.0, 141.0, 58)),
+            }),
+        );
         let t = render_text(&s, 120, 40);
         has(&t, "measured     1.004% of 1M q");
         // Wilson 95% interval for 10,040 of 1,000,000.
@@ -794,7 +877,18 @@ mod tests {
         // 4,967,000 / 9,585,058 = 0.5182 against 1 − e^(−7/9.585) = 0.5182; no cell is off.
         has(&t, "fill 0.5182 · 1−e^(−kn/m) 0.5182");
         has(&t, "· 0 of 432 cells off >4σ");
-        has(&t, "ns/insert 40.0  ns/query 30.0");
+        // Timings: the median with the range of the timed chunks, not one number.
+        has(&t, "ns/insert 40.0 (38.1–52.0)");
+        has(&t, "ns/query  30.0 (28.0–141)");
+        // At 80×24 the Numbers pane has no room for them: v twice shows them in place of the
+        // chart, with the chunk counts.
+        update(&mut s, Msg::CycleView);
+        update(&mut s, Msg::CycleView);
+        let small = render_text(&s, 80, 24);
+        has(&small, "insert 40.0 (38.1–52.0) over 62 chunks");
+        has(&small, "query  30.0 (28.0–141) over 58 chunks");
+        update(&mut s, Msg::CycleView);
+        assert!(!render_text(&s, 80, 24).contains("over 62 chunks"));
         has(&t, "measured");
         // Finished: the gauge says so.
         update(

@@ -40,14 +40,26 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
                 "a",
                 "automatic again: k optimal (on k), m from n and p (on m, bits/key, p)",
             ),
-            ("v", "switch chart when only one fits: FPR vs k / FPR vs n"),
+            (
+                "v",
+                "next view: FPR vs k / FPR vs n / timings (median and range) and the filter's details",
+            ),
             (
                 "r",
                 "measure again with fresh keys (another filter instance)",
             ),
         ],
     ),
-    ("Compare", &[("r", "measure again with fresh keys")]),
+    (
+        "Compare",
+        &[
+            ("r", "measure again with fresh keys"),
+            (
+                "v",
+                "rates / timings: ns per key as median (fastest–slowest) of timed chunks",
+            ),
+        ],
+    ),
     (
         "Hashes",
         &[
@@ -120,7 +132,10 @@ pub const SCREENS: &[(&str, &str)] = &[
         "Every filter kind at the same n and p, with the hash, strategy and keys of Explore: \
          bits per key, memory, measured FPR with its interval (one filter of each kind) against \
          the filter's theory, \
-         nanoseconds per insert and per query, and whether it can delete or grow. The bars put \
+         nanoseconds per insert and per query (medians of timed chunks; v shows their range: \
+         the machine is shared, one number alone can mislead), and whether it can delete or \
+         grow. A row not measured (too big, or still pending) shows its kind's theory: bits \
+         per key, memory and model rate from its sizing rule. The bars put \
          the memory next to a HashSet<u64> holding the same keys exactly.",
     ),
     (

@@ -117,12 +117,12 @@ fn hints(s: &State) -> (&'static str, &'static str) {
             "type a value (1e6, 1%, 1/100, 64KiB, 2^16) · Enter apply · Esc cancel",
         ),
         Tab::Explore => (
-            "↑↓ field  ←→/+- change  PgUp/PgDn ×10  Enter type  a auto  v chart  r remeasure  y command  g run anyway  Tab screen  ? help  q quit",
-            "↑↓ field ←→ change Enter type a auto v chart r again y cmd g go ? help q quit",
+            "↑↓ field  ←→/+- change  PgUp/PgDn ×10  Enter type  a auto  v chart/timings  r remeasure  y command  g run anyway  Tab screen  ? help  q quit",
+            "↑↓ field ←→ change Enter type a auto v view r again y cmd g go ? help q quit",
         ),
         Tab::Compare => (
-            "r remeasure with fresh keys · n, p, hash, strategy and keys come from Explore · Tab screen · ? help · q quit",
-            "r remeasure · y command · g run anyway · settings from Explore · q quit",
+            "r remeasure with fresh keys · v rates/timings · y command · g run anyway · n, p, hash, strategy and keys come from Explore · ? help · q quit",
+            "r again · v timings · y cmd · g go · settings from Explore · ? help · q quit",
         ),
         Tab::Hashes => (
             "↑↓←→ cell  k/K key kind  +/- n  v metric  r remeasure  Tab screen  ? help  q quit",
