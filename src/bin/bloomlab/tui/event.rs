@@ -62,6 +62,7 @@ fn letter(c: char, tab: Tab) -> Option<Msg> {
         (Tab::Explore, 'a') => Some(Msg::Auto),
         (Tab::Explore | Tab::Compare | Tab::Hashes, 'g') => Some(Msg::RunAnyway),
         (Tab::Explore | Tab::Compare, 'y') => Some(Msg::CopyCommand),
+        (Tab::Explore | Tab::Compare, 'o') => Some(Msg::ToggleOneIn),
         (Tab::Hashes, 'k') => Some(Msg::NextKeys(true)),
         (Tab::Hashes, 'K') => Some(Msg::NextKeys(false)),
         (Tab::Lessons, c @ 'a'..='c') => Some(Msg::Answer((c as u8 - b'a') as usize)),

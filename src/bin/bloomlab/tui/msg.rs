@@ -50,6 +50,8 @@ pub enum Msg {
     CancelEdit,
     /// `g`: run the refused measurement anyway (past the time estimate).
     RunAnyway,
+    /// `o`: rates as "1 in N" / as percentages (Explore and Compare).
+    ToggleOneIn,
     /// `y`: show the command line that reproduces the screen.
     CopyCommand,
     /// Lessons `a`, `b`, `c`: answer the question.

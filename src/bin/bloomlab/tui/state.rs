@@ -697,6 +697,8 @@ pub struct State {
     pub speeds: Vec<(FilterKind, Speed)>,
     /// Set for one start by `g`: run even when the time estimate is over the limit.
     pub run_anyway: bool,
+    /// `o`: Explore and Compare show rates as "1 in N" instead of percentages.
+    pub one_in_n: bool,
 }
 
 impl Default for State {
@@ -763,6 +765,7 @@ impl State {
             },
             speeds: Vec::new(),
             run_anyway: false,
+            one_in_n: false,
         }
     }
 

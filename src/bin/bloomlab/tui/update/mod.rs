@@ -47,6 +47,10 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Cmd> {
             ]
         }
         Msg::RunAnyway => run_anyway(s),
+        Msg::ToggleOneIn => {
+            s.one_in_n = !s.one_in_n;
+            Vec::new()
+        }
         Msg::CopyCommand => {
             if let Some(c) = command::command_for(s) {
                 info(s, Level::Info, c);

@@ -15,7 +15,18 @@ use crate::tui::state::{RunStatus, State, hashset_u64_bytes};
 
 /// `p` as everywhere when it fits in `w` characters, else with fewer digits (a table cell
 /// never pushes its row past the border).
-fn fit(p: f64, w: usize) -> String {
+fn fit(p: f64, w: usize, one_in: bool) -> String {
+    if one_in {
+        let full = fmt::rate(p, true);
+        if full.chars().count() <= w {
+            return full;
+        }
+        let short = format!("1/{}", full.trim_start_matches("1 in "));
+        if short.chars().count() <= w {
+            return short;
+        }
+        return format!("{p:.0e}");
+    }
     let full = fmt::prob(p);
     if full.chars().count() <= w {
         return full;
@@ -45,6 +56,7 @@ fn fit_text(t: String, w: usize) -> String {
 
 pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
     let c = &s.compare;
+    let c1 = s.one_in_n;
     let p = &s.explore.params;
     let (n, pp) = c.key.as_ref().map_or((p.n, p.p), |k| (k.n, k.p));
     // Ten kinds: at 24 lines the table gives up its spare line so the memory bars get four rows
@@ -73,7 +85,9 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
     );
     let wide = area.width >= 110;
     // Fixed-width columns written as text, so a status message can span the row.
-    let (bk_w, ci_w, th_w, ns_w) = if wide { (8, 17, 8, 6) } else { (6, 9, 7, 5) };
+    let (bk_w, ci_w, th_w, ns_w) = if wide { (8, 21, 10, 6) } else { (6, 9, 7, 5) };
+    // "1 in 99.6" is nine characters: wide tables have room for it.
+    let fp_w = if wide { 10 } else { 8 };
     let header = if c.timings {
         format!(
             "{:<12} {:>7} {:>17} {:>7} {:>17} {:>7}",
@@ -81,7 +95,7 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
         )
     } else {
         format!(
-            "{:<12} {:>bk_w$} {:>9} {:>8} {:>ci_w$} {:>th_w$} {:>ns_w$} {:>ns_w$} {:>3} {:>4}",
+            "{:<12} {:>bk_w$} {:>9} {:>fp_w$} {:>ci_w$} {:>th_w$} {:>ns_w$} {:>ns_w$} {:>3} {:>4}",
             "filter",
             if wide { "bits/key" } else { "b/key" },
             "memory",
@@ -116,11 +130,11 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
                         Span::styled(name, bold()),
                         Span::styled(
                             format!(
-                                "{:>bk_w$.2} {:>9} {:>8} {what:>ci_w$} {:>th_w$} {:>ns_w$} {:>ns_w$} {:>3} {:>4}",
+                                "{:>bk_w$.2} {:>9} {:>fp_w$} {what:>ci_w$} {:>th_w$} {:>ns_w$} {:>ns_w$} {:>3} {:>4}",
                                 md.bits_per_key(n),
                                 fmt::bytes(md.bytes as f64),
                                 "-",
-                                fit(md.fpr, th_w),
+                                fit(md.fpr, th_w, c1),
                                 "",
                                 "",
                                 if kind.caps().removable { "yes" } else { "no" },
@@ -147,9 +161,13 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
                 let theory = m.theory.model;
                 let [lo, hi] = m.fpr_ci95;
                 let ci = if wide {
-                    format!("{}–{}", fmt::prob(lo), fmt::prob(hi))
+                    let r = |p| if c1 { fit(p, 10, true) } else { fmt::prob(p) };
+                    format!("{}–{}", r(lo), r(hi))
                 } else {
-                    format!("±{}", fit(f64::max(hi - m.fpr, m.fpr - lo), ci_w - 1))
+                    format!(
+                        "±{}",
+                        fit(f64::max(hi - m.fpr, m.fpr - lo), ci_w - 1, false)
+                    )
                 };
                 Line::from(vec![
                     Span::styled(name, bold()),
@@ -158,10 +176,13 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
                         m.bits_per_key,
                         fmt::bytes(m.bytes as f64)
                     )),
-                    Span::styled(format!("{:>8}", fit(m.fpr, 8)), bold().fg(MEASURED)),
+                    Span::styled(
+                        format!("{:>fp_w$}", fit(m.fpr, fp_w, c1)),
+                        bold().fg(MEASURED),
+                    ),
                     Span::raw(format!(
                         " {ci:>ci_w$} {:>th_w$} {:>ns_w$} {:>ns_w$} {:>3} {:>4}",
-                        fit(theory, th_w),
+                        fit(theory, th_w, c1),
                         fit_text(
                             fmt::ns(median(m.timing.insert.as_ref(), m.ns_per_insert)),
                             ns_w
@@ -182,7 +203,7 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
     if !c.timings {
         lines.push(Line::from(Span::styled(
         format!(
-            "{:<12} {:>bk_w$.1} {:>9} {:>8} {:>ci_w$} {:>th_w$} {:>ns_w$} {:>ns_w$} {:>3} {:>4}",
+            "{:<12} {:>bk_w$.1} {:>9} {:>fp_w$} {:>ci_w$} {:>th_w$} {:>ns_w$} {:>ns_w$} {:>3} {:>4}",
             "HashSet<u64>",
             hs as f64 * 8.0 / n as f64,
             format!("{}*", fmt::bytes(hs as f64)),
@@ -407,6 +428,17 @@ mod tests {
             assert!(t.contains("Memory"), "{t}");
             assert!(t.contains("18.45 kB*"), "{t}");
         }
+        s.one_in_n = true;
+        let t = render_text(&s, 80, 24);
+        let std = line_with(&t, "standard ").unwrap();
+        // The measured rate and the theory (1.004%) as 1 in N, "1/N" where "1 in" is too wide.
+        let one = super::fit(fpr, 8, true);
+        assert!(one.starts_with("1/") && std.contains(&one), "{std}");
+        assert!(std.contains("1/99.6"), "{std}");
+        let wide = render_text(&s, 140, 40);
+        let row = line_with(&wide, "standard ").unwrap();
+        assert!(row.contains(&crate::tui::fmt::rate(fpr, true)), "{row}");
+        s.one_in_n = false;
         let t = render_text(&s, 80, 24);
         let std = line_with(&t, "standard ").unwrap();
         assert!(std.contains(" 31.5 ") && !std.contains("77.0"), "{std}");

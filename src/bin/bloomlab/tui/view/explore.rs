@@ -23,7 +23,7 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
         Layout::vertical([Constraint::Length(11), Constraint::Min(3)]).areas(left);
     draw_controls(f, e, design.as_ref().ok(), controls);
     match &design {
-        Ok(d) => draw_numbers(f, e, d, numbers),
+        Ok(d) => draw_numbers(f, e, d, s.one_in_n, numbers),
         Err(msg) => f.render_widget(
             Paragraph::new(Line::from(Span::styled(msg.clone(), bold().fg(BAD))))
                 .block(Block::bordered().title(" Numbers ")),
@@ -182,7 +182,8 @@ fn memory_lines(e: &Explore, d: &Design, lines: &mut Vec<Line<'_>>) -> Option<u6
     }
 }
 
-fn draw_numbers(f: &mut Frame<'_>, e: &Explore, d: &Design, area: Rect) {
+fn draw_numbers(f: &mut Frame<'_>, e: &Explore, d: &Design, one_in: bool, area: Rect) {
+    let rate = |p| fmt::rate(p, one_in);
     let r = &e.run;
     let mut lines = Vec::new();
     let bytes = memory_lines(e, d, &mut lines);
@@ -222,18 +223,18 @@ fn draw_numbers(f: &mut Frame<'_>, e: &Explore, d: &Design, area: Rect) {
     }
     lines.push(Line::from(vec![
         Span::raw("FPR classic  "),
-        Span::styled(fmt::prob(d.classic), bold().fg(ACCENT)),
+        Span::styled(rate(d.classic), bold().fg(ACCENT)),
     ]));
     let exact = match e.exact_for(d) {
-        Some(v) => Span::styled(fmt::prob(v), bold().fg(ACCENT)),
+        Some(v) => Span::styled(rate(v), bold().fg(ACCENT)),
         None => Span::raw("computing…"),
     };
     lines.push(Line::from(vec![Span::raw("FPR exact    "), exact]));
-    measured_lines(r, &mut lines);
+    measured_lines(r, one_in, &mut lines);
     lines.push(Line::from(format!(
         "past capacity: 2n {} · 10n {}",
-        fmt::prob(theory::fpr_classic(d.m_actual, d.n.saturating_mul(2), d.k)),
-        fmt::prob(theory::fpr_classic(d.m_actual, d.n.saturating_mul(10), d.k)),
+        rate(theory::fpr_classic(d.m_actual, d.n.saturating_mul(2), d.k)),
+        rate(theory::fpr_classic(d.m_actual, d.n.saturating_mul(10), d.k)),
     )));
     lines.push(Line::from(format!(
         "HashSet<u64> ≈ {} (estimate)",
@@ -251,7 +252,7 @@ fn draw_numbers(f: &mut Frame<'_>, e: &Explore, d: &Design, area: Rect) {
         lines.push(Line::from(format!(
             "model ({})  {}",
             e.params.kind.name(),
-            fmt::prob(model)
+            rate(model)
         )));
     }
     if let Some(ins) = r.ns_insert {
@@ -338,7 +339,8 @@ fn draw_details(f: &mut Frame<'_>, e: &Explore, area: Rect) {
 
 /// The measured rate and what its 95% interval covers: one filter's queries (Wilson), or the
 /// design over several independently seeded filters (Student's t over their rates).
-fn measured_lines(r: &ExploreRun, lines: &mut Vec<Line<'_>>) {
+fn measured_lines(r: &ExploreRun, one_in: bool, lines: &mut Vec<Line<'_>>) {
+    let rate = |p| fmt::rate(p, one_in);
     let t = r.instances;
     match (r.fpr(), &r.status) {
         (Some((fpr, lo, hi)), _) => {
@@ -349,7 +351,7 @@ fn measured_lines(r: &ExploreRun, lines: &mut Vec<Line<'_>>) {
             };
             lines.push(Line::from(vec![
                 Span::raw("measured     "),
-                Span::styled(fmt::prob(fpr), bold().fg(MEASURED)),
+                Span::styled(rate(fpr), bold().fg(MEASURED)),
                 Span::raw(what),
             ]));
             let covers = if t > 1 {
@@ -359,8 +361,8 @@ fn measured_lines(r: &ExploreRun, lines: &mut Vec<Line<'_>>) {
             };
             lines.push(Line::from(format!(
                 "  95% [{}, {}]{covers}",
-                fmt::prob(lo),
-                fmt::prob(hi)
+                rate(lo),
+                rate(hi)
             )));
         }
         (None, RunStatus::Refused(_)) => lines.push(Line::from(Span::styled(
@@ -889,6 +891,19 @@ mod tests {
         has(&small, "query  30.0 (28.0–141) over 58 chunks");
         update(&mut s, Msg::CycleView);
         assert!(!render_text(&s, 80, 24).contains("over 62 chunks"));
+        // o: every rate as "1 in N" (10,040 of 10^6 = 1 in 99.6; classic 1.004% = 1 in 99.6),
+        // the key named in the footer; o again: percentages.
+        let t = render_text(&s, 80, 24);
+        assert!(t.lines().last().unwrap().contains("o 1-in-N"), "{t}");
+        update(&mut s, Msg::ToggleOneIn);
+        let t = render_text(&s, 120, 40);
+        has(&t, "FPR classic  1 in 99.6");
+        has(&t, "measured     1 in 99.6 of 1M q");
+        // Wilson interval [0.9846%, 1.024%] the other way up.
+        has(&t, "95% [1 in 102, 1 in 97.7] one filter");
+        has(&t, "past capacity: 2n 1 in 6.35 · 10n 1 in 1.00");
+        update(&mut s, Msg::ToggleOneIn);
+        has(&render_text(&s, 120, 40), "FPR classic  1.004%");
         has(&t, "measured");
         // Finished: the gauge says so.
         update(

@@ -48,12 +48,22 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
                 "r",
                 "measure again with fresh keys (another filter instance)",
             ),
+            (
+                "o",
+                "rates as \"1 in N\" / as percentages (Explore and Compare)",
+            ),
+            (
+                "y",
+                "show the bloomlab measure / calc command reproducing the screen",
+            ),
+            ("g", "run a measurement refused by its time estimate anyway"),
         ],
     ),
     (
         "Compare",
         &[
             ("r", "measure again with fresh keys"),
+            ("o", "rates as \"1 in N\" / as percentages"),
             (
                 "v",
                 "rates / timings: ns per key as median (fastest–slowest) of timed chunks",

@@ -117,12 +117,12 @@ fn hints(s: &State) -> (&'static str, &'static str) {
             "type a value (1e6, 1%, 1/100, 64KiB, 2^16) · Enter apply · Esc cancel",
         ),
         Tab::Explore => (
-            "↑↓ field  ←→/+- change  PgUp/PgDn ×10  Enter type  a auto  v chart/timings  r remeasure  y command  g run anyway  Tab screen  ? help  q quit",
-            "↑↓ field ←→ change Enter type a auto v view r again y cmd g go ? help q quit",
+            "↑↓ field  ←→/+- change  PgUp/PgDn ×10  Enter type  a auto  v chart/timings  o 1 in N  r remeasure  y command  g run anyway  Tab screen  ? help  q quit",
+            "↑↓ field ←→ change Enter type a auto v view o 1-in-N r again y cmd g go q quit",
         ),
         Tab::Compare => (
-            "r remeasure with fresh keys · v rates/timings · y command · g run anyway · n, p, hash, strategy and keys come from Explore · ? help · q quit",
-            "r again · v timings · y cmd · g go · settings from Explore · ? help · q quit",
+            "r remeasure with fresh keys · v rates/timings · o rates as 1 in N · y command · g run anyway · n, p, hash, strategy and keys come from Explore · ? help · q quit",
+            "r again · v timings · o 1-in-N · y cmd · g go · settings from Explore · q quit",
         ),
         Tab::Hashes => (
             "↑↓←→ cell  k/K key kind  +/- n  v metric  r remeasure  Tab screen  ? help  q quit",
