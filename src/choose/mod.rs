@@ -21,6 +21,8 @@
 //! assert!(r.command.starts_with("bloomlab build"));
 //! ```
 
+#[cfg(feature = "experiments")]
+pub mod chart;
 mod evaluate;
 pub mod model;
 
@@ -688,6 +690,23 @@ pub fn parse_duration_ns(s: &str) -> Result<f64> {
         return Err(bad());
     }
     Ok(v * scale)
+}
+
+/// A duration in ns written with the unit that keeps it short: `50 ns`, `10 µs`, `1 ms`.
+#[must_use]
+pub fn format_ns(ns: f64) -> String {
+    let (v, unit) = if ns < 1e3 {
+        (ns, "ns")
+    } else if ns < 1e6 {
+        (ns / 1e3, "µs")
+    } else if ns < 1e9 {
+        (ns / 1e6, "ms")
+    } else {
+        (ns / 1e9, "s")
+    };
+    let text = format!("{v:.3}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    format!("{text} {unit}")
 }
 
 #[cfg(test)]
