@@ -181,7 +181,7 @@ impl Constraints {
     pub fn describe(&self) -> String {
         let mut s = format!("n = {}", self.n);
         match self.target {
-            Target::Fpr(p) => s.push_str(&format!(", p ≤ {p}")),
+            Target::Fpr(p) => s.push_str(&format!(", p ≤ {}", crate::units::format_prob(p))),
             Target::BitsPerKey(b) => s.push_str(&format!(", ≤ {b} bits/key")),
             Target::Memory(m) => s.push_str(&format!(", ≤ {m} bytes")),
         }
@@ -235,7 +235,10 @@ pub fn candidates(c: &Constraints) -> Result<Vec<Candidate>> {
             "no filter kind has these capabilities".to_string()
         } else {
             match c.target {
-                Target::Fpr(p) => format!("no admitted kind reaches p = {p} at this n"),
+                Target::Fpr(p) => format!(
+                    "no admitted kind reaches p = {} at this n",
+                    crate::units::format_prob(p)
+                ),
                 _ => "no admitted kind fits the space at this n".to_string(),
             }
         };
