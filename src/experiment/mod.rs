@@ -13,6 +13,7 @@
 //! | `hash-quality` | FPR and χ² uniformity of bit positions, per hash × strategy × keys | — |
 //! | `remove-fp` | false negatives after removing r false positives | `removals` |
 //! | `scenarios` | each `[[scenarios]]` (n, p, keys) × each filter, measured | — |
+//! | `choose` | each `[[workloads]]` as `bloomlab choose`: candidates measured, ranked by expected cost | — |
 //!
 //! Errors in a spec name the file, the line, the column and the field
 //! (`experiments/x.toml:12:7: sweep.var: unknown variant ...`), from the TOML parser's spans; a
@@ -33,6 +34,7 @@ pub use runners as runner;
 pub use spec::{
     Baseline, CurveName, CurveSpec, ExperimentSpec, FilterEntry, LineSpec, LineStyle, PanelSpec,
     Params, PlotSpec, Quick, Range, RunnerKind, Scenario, SeriesDef, Sweep, SweepVar, TheoryName,
+    Workload,
 };
 pub use table::{Cell, Table};
 
@@ -140,6 +142,10 @@ impl Experiment {
             }
             for sc in &mut s.scenarios {
                 let v = sc.get_mut();
+                v.n = shrink(v.n);
+            }
+            for w in &mut s.workloads {
+                let v = w.get_mut();
                 v.n = shrink(v.n);
             }
         }
@@ -260,7 +266,8 @@ impl Experiment {
             csv: base.with_extension("csv"),
             svg: base.with_extension("svg"),
             png: base.with_extension("png"),
-            md: (self.spec.runner == RunnerKind::Scenarios).then(|| base.with_extension("md")),
+            md: matches!(self.spec.runner, RunnerKind::Scenarios | RunnerKind::Choose)
+                .then(|| base.with_extension("md")),
         }
     }
 
