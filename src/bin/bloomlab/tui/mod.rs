@@ -11,7 +11,8 @@
 //! | `sizing` | `fmt` (each kind's memory by its own rule) |
 //! | `lessons` | `fmt` (the lessons' numbers, from the library) |
 //! | `model` | `sizing` (each kind's theory at n, p without building it) |
-//! | `state` | `lessons`, `model`, `results`, `sizing` |
+//! | `tradeoffs` | — (the chooser's answer, from the library) |
+//! | `state` | `lessons`, `model`, `results`, `sizing`, `tradeoffs` |
 //! | `msg` | `results`, `sizing`, `state` (for `Tab`) |
 //! | `event` | `msg`, `state` |
 //! | `worker` | `msg`, `results`, `sizing` |
@@ -26,6 +27,7 @@ mod msg;
 mod results;
 mod sizing;
 mod state;
+mod tradeoffs;
 mod update;
 mod view;
 mod worker;

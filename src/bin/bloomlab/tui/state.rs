@@ -40,18 +40,22 @@ pub enum Tab {
     Walkthrough,
     /// Short interactive lessons.
     Lessons,
+    /// The chooser: move n, p and the cost of a false positive, see the Pareto front and the
+    /// recommendation move.
+    Tradeoffs,
     /// Keys and what to look at.
     Help,
 }
 
 impl Tab {
     /// Display order.
-    pub const ALL: [Tab; 6] = [
+    pub const ALL: [Tab; 7] = [
         Tab::Explore,
         Tab::Compare,
         Tab::Hashes,
         Tab::Walkthrough,
         Tab::Lessons,
+        Tab::Tradeoffs,
         Tab::Help,
     ];
 
@@ -63,6 +67,7 @@ impl Tab {
             Tab::Hashes => "Hashes",
             Tab::Walkthrough => "Walkthrough",
             Tab::Lessons => "Lessons",
+            Tab::Tradeoffs => "Trade-offs",
             Tab::Help => "Help",
         }
     }
@@ -687,6 +692,8 @@ pub struct State {
     pub walk: Walk,
     /// Lessons and the session's progress.
     pub lessons: super::lessons::Lessons,
+    /// The Trade-offs screen.
+    pub tradeoffs: super::tradeoffs::Tradeoffs,
     /// Help scroll offset.
     pub help_scroll: u16,
     /// Next job generation.
@@ -756,6 +763,7 @@ impl State {
             },
             walk: Walk::new(),
             lessons: super::lessons::Lessons::new(),
+            tradeoffs: super::tradeoffs::Tradeoffs::new(),
             help_scroll: 0,
             next_job: 1,
             // Conservative release-build figures; replaced by measured ones as jobs run.

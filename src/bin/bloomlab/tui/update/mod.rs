@@ -11,6 +11,7 @@ mod hashes;
 mod lessons;
 #[cfg(test)]
 mod tests;
+mod tradeoffs;
 mod walkthrough;
 
 use compare::{compare_msg, ensure_compare};
@@ -80,6 +81,7 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Cmd> {
             Tab::Hashes => hashes_msg(s, other),
             Tab::Walkthrough => walk_msg(s, other),
             Tab::Lessons => lessons::lessons_msg(s, other),
+            Tab::Tradeoffs => tradeoffs::tradeoffs_msg(s, other),
             Tab::Help => help_msg(s, other),
         },
     }

@@ -15,8 +15,8 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
         &[
             ("Tab / Shift-Tab", "next / previous screen"),
             (
-                "1 2 3 4 5",
-                "Explore, Compare, Hashes, Walkthrough, Lessons",
+                "1 2 3 4 5 6",
+                "Explore, Compare, Hashes, Walkthrough, Lessons, Trade-offs",
             ),
             ("? or F1", "this help"),
             ("q, Ctrl-C", "quit"),
@@ -116,6 +116,22 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
             ),
         ],
     ),
+    (
+        "Trade-offs",
+        &[
+            (
+                "↑ ↓",
+                "select n, p, the cost of a false positive, the hit ratio, static, deletes",
+            ),
+            (
+                "← → or - +",
+                "change it: n and p in 1-2-5 steps, the cost ×2, hits ±5%",
+            ),
+            ("PgUp PgDn", "big steps (three small ones; the cost ×8)"),
+            ("s / d", "static kinds allowed / keys must be removable"),
+            ("o", "rates as \"1 in N\""),
+        ],
+    ),
 ];
 
 /// What to look at, one paragraph per screen.
@@ -174,6 +190,18 @@ pub const SCREENS: &[(&str, &str)] = &[
          setting to change and one question; the numbers come from the library and small real \
          filters built on the spot. Progress lasts for the session.",
     ),
+    (
+        "Trade-offs",
+        "Which filter for a workload: n keys at rate p, a false positive wasting some work (a \
+         disk read is ~10 µs, a database query ~1 ms), a share of queries for present keys. \
+         Every kind and variant the constraints admit is sized for p by its own rule and \
+         priced from theory alone (no filter is built, so the screen follows every key): \
+         bits per key, model FPR, a model lookup time, and the expected cost per query, lookup \
+         + (1 − hits) · FPR · negative cost (Lang et al., PVLDB 2019). ★ marks the Pareto \
+         front over bits/key, FPR and lookup; ▶ the cheapest. Make false positives cheap and \
+         the fastest lookup wins; make them dear and the lowest rate does. bloomlab choose \
+         measures the same candidates for real.",
+    ),
 ];
 
 pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
@@ -214,7 +242,7 @@ mod tests {
     fn lists_every_key_and_every_screen() {
         let mut s = State::new();
         update(&mut s, Msg::Goto(Tab::Help));
-        let t = render_text(&s, 160, 80);
+        let t = render_text(&s, 160, 100);
         for (group, keys) in KEYS {
             assert!(t.contains(group), "{group}");
             for (k, what) in *keys {
