@@ -63,6 +63,7 @@ fn letter(c: char, tab: Tab) -> Option<Msg> {
         (Tab::Explore | Tab::Compare | Tab::Hashes, 'g') => Some(Msg::RunAnyway),
         (Tab::Explore | Tab::Compare, 'y') => Some(Msg::CopyCommand),
         (Tab::Explore | Tab::Compare | Tab::Tradeoffs, 'o') => Some(Msg::ToggleOneIn),
+        (Tab::Compare, 'e') => Some(Msg::TogglePeers),
         (Tab::Hashes, 'k') => Some(Msg::NextKeys(true)),
         (Tab::Hashes, 'K') => Some(Msg::NextKeys(false)),
         (Tab::Tradeoffs, 's') => Some(Msg::Answer(0)),

@@ -15,7 +15,8 @@
 //! | `state` | `lessons`, `model`, `results`, `sizing`, `tradeoffs` |
 //! | `msg` | `results`, `sizing`, `state` (for `Tab`) |
 //! | `event` | `msg`, `state` |
-//! | `worker` | `msg`, `results`, `sizing` |
+//! | `peers` | `results` (the peer crates, measured; feature `peers`) |
+//! | `worker` | `msg`, `peers`, `results`, `sizing` |
 //! | `update` | `fmt`, `model`, `msg`, `results`, `sizing`, `state` |
 //! | `view` | `fmt`, `results`, `sizing`, `state` |
 
@@ -24,6 +25,8 @@ mod fmt;
 mod lessons;
 mod model;
 mod msg;
+#[cfg(feature = "peers")]
+mod peers;
 mod results;
 mod sizing;
 mod state;

@@ -8,7 +8,7 @@ use bloomlab::{FilterKind, FilterSpec};
 use super::sizing::Footprint;
 use std::time::Duration;
 
-use super::results::{CompareResult, FillMap, HashResult, RowOutcome};
+use super::results::{CompareResult, FillMap, HashResult, PeerResult, RowOutcome};
 use super::state::Tab;
 
 /// Everything `update` reacts to: keys (already translated by `event`) and worker reports.
@@ -52,6 +52,8 @@ pub enum Msg {
     RunAnyway,
     /// `o`: rates as "1 in N" / as percentages (Explore and Compare).
     ToggleOneIn,
+    /// Compare `e`: show (and measure) the peer crates' rows / the kinds' rows.
+    TogglePeers,
     /// `y`: show the command line that reproduces the screen.
     CopyCommand,
     /// Lessons `a`, `b`, `c`: answer the question.
@@ -167,6 +169,15 @@ pub enum WorkerEvent {
         /// Result.
         outcome: RowOutcome<CompareResult>,
     },
+    /// A peer crate's row of Compare.
+    PeerRow {
+        /// Generation.
+        job: u64,
+        /// Index into `results::PEERS`.
+        idx: usize,
+        /// Result.
+        outcome: RowOutcome<PeerResult>,
+    },
     /// A Hashes cell.
     HashRow {
         /// Generation.
@@ -241,6 +252,8 @@ pub struct CompareJob {
     pub queries: u64,
     /// Key seed.
     pub key_seed: u64,
+    /// Peer rows still to measure (indices into `results::PEERS`), after the kinds.
+    pub peers: Vec<usize>,
 }
 
 /// Measure every hash × strategy on one key kind.

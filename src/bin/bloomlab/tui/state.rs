@@ -483,6 +483,10 @@ pub struct Compare {
     pub models: Vec<Result<super::model::Model, String>>,
     /// `v`: the table shows the timings' medians and ranges instead of the rates.
     pub timings: bool,
+    /// `e`: the table shows the peer crates' rows.
+    pub peers: bool,
+    /// One per `results::PEERS`, measured in the same worker after the kinds.
+    pub peer_rows: Vec<RowState<super::results::PeerResult>>,
 }
 
 /// Metric shown in the Hashes matrix.
@@ -742,6 +746,8 @@ impl State {
                 seed: 1,
                 models: Vec::new(),
                 timings: false,
+                peers: false,
+                peer_rows: vec![RowState::Pending; super::results::PEERS.len()],
             },
             hashes: Hashes {
                 n: 100_000,

@@ -11,12 +11,12 @@ use std::time::{Duration, Instant};
 
 use bloomlab::bits::BitVec;
 use bloomlab::hash::{AnyStrategy, IndexStrategy};
-use bloomlab::measure::{Control, MeasureConfig, PositionHistogram, TimingStats, measure};
+use bloomlab::measure::{Control, MeasureConfig, PositionHistogram, measure};
 use bloomlab::workload::{KeyChunk, KeyGen};
 use bloomlab::{AnyFilter, Error, Filter, FilterKind, FilterSpec, stats, theory};
 
 use super::msg::{Cmd, CompareJob, ExploreJob, HashesJob, Slot, WorkerEvent};
-use super::results::{CompareResult, FillMap, HashResult, RowOutcome};
+use super::results::{CompareResult, FillMap, HashResult, RowOutcome, timing_stats};
 use super::sizing::{self, MAX_BUILD_BITS};
 
 /// Keys per chunk (generated outside the timed loops, as `measure` does).
@@ -291,27 +291,6 @@ fn insert_all<F: Filter + ?Sized>(
     Ok(t.as_nanos() as f64 / n.max(1) as f64)
 }
 
-/// Median, fastest and slowest of per-chunk times (ns per key), as `measure` reports them.
-pub fn timing_stats(samples: &[f64]) -> Option<TimingStats> {
-    if samples.is_empty() {
-        return None;
-    }
-    let mut v = samples.to_vec();
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    let median = if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        f64::midpoint(v[n / 2 - 1], v[n / 2])
-    };
-    Some(TimingStats {
-        median,
-        min: v[0],
-        max: v[n - 1],
-        samples: n,
-    })
-}
-
 /// Query absent keys in chunks until `target` or the time budget, reporting cumulative counts.
 fn query_loop<F: Filter + ?Sized>(
     f: &F,
@@ -522,6 +501,35 @@ fn run_compare(
         let _ = tx.send(WorkerEvent::CompareRow {
             job: job.job,
             idx: *idx,
+            outcome,
+        });
+    }
+    // The peer crates, in the same thread: the same keys (u64, this seed), the same queries.
+    let n = job.base.n;
+    let p = job.base.p.unwrap_or(0.01);
+    for (j, &idx) in job.peers.iter().enumerate() {
+        check(cancel)?;
+        rep.progress(
+            1.0 - (job.peers.len() - j) as f64 / (rows + job.peers.len() as f64),
+            "peers",
+        );
+        #[cfg(feature = "peers")]
+        let outcome =
+            match super::peers::measure_peer(idx, n, p, job.queries, job.key_seed, &|| {
+                cancel.load(Ordering::Relaxed)
+            }) {
+                Ok(r) => RowOutcome::Done(r),
+                Err(_) if cancel.load(Ordering::Relaxed) => return Err(Error::Cancelled),
+                Err(e) => RowOutcome::Failed(e),
+            };
+        #[cfg(not(feature = "peers"))]
+        let outcome = {
+            let _ = (n, p);
+            RowOutcome::Failed("built without the peer crates (feature peers)".into())
+        };
+        let _ = tx.send(WorkerEvent::PeerRow {
+            job: job.job,
+            idx,
             outcome,
         });
     }
@@ -967,8 +975,37 @@ mod tests {
             keys: KeyKind::U64,
             queries: 10_000,
             key_seed: 1,
+            peers: (0..crate::tui::results::PEERS.len()).collect(),
         })]);
         let evs = collect(&rx, Duration::from_secs(60));
+        // The peer crates, after the kinds, in the same job.
+        let peers: Vec<_> = evs
+            .iter()
+            .filter_map(|e| match e {
+                WorkerEvent::PeerRow { idx, outcome, .. } => Some((*idx, outcome.clone())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(peers.len(), crate::tui::results::PEERS.len());
+        for (i, o) in &peers {
+            let name = crate::tui::results::PEERS[*i].0;
+            let RowOutcome::Done(r) = o else {
+                panic!("{name}: {o:?}")
+            };
+            assert_eq!((r.queries, r.false_negatives), (10_000, 0), "{name}");
+            // cuckoofilter rounds its capacity to 1,024 slots: at 1,000 keys it refuses a
+            // few; the others take every key.
+            if name != "cuckoofilter" {
+                assert_eq!(r.refused, 0, "{name}");
+            }
+            // Sized for 1% (xorf's 8-bit fingerprints: 1/256): every rate well under 5%.
+            assert!(r.fpr() < 0.05, "{name}: {}", r.fpr());
+            assert!(
+                r.bytes > 500 && r.bytes < 8_000,
+                "{name}: {} bytes",
+                r.bytes
+            );
+        }
         let rows: Vec<_> = evs
             .iter()
             .filter_map(|e| match e {

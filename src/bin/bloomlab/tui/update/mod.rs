@@ -259,6 +259,11 @@ fn worker_event(s: &mut State, ev: WorkerEvent) -> Vec<Cmd> {
                 *row = RowState::Out(outcome);
             }
         }
+        WorkerEvent::PeerRow { job, idx, outcome } if job == s.compare.job => {
+            if let Some(row) = s.compare.peer_rows.get_mut(idx) {
+                *row = RowState::Out(outcome);
+            }
+        }
         WorkerEvent::HashRow { job, idx, outcome } if job == s.hashes.job => {
             if let Some(cell) = s.hashes.cells.get_mut(idx) {
                 *cell = RowState::Out(outcome);
@@ -284,6 +289,14 @@ fn worker_event(s: &mut State, ev: WorkerEvent) -> Vec<Cmd> {
                 Slot::Compare if job == s.compare.job => {
                     s.compare.status = status;
                     s.compare.progress = 1.0;
+                    // Peers asked for (e) while the kinds were measured: measure them now.
+                    if s.tab == Tab::Compare
+                        && s.compare.peers
+                        && s.compare.status == RunStatus::Done
+                        && s.compare.peer_rows.contains(&RowState::Pending)
+                    {
+                        return ensure_compare(s);
+                    }
                 }
                 Slot::Hashes if job == s.hashes.job => {
                     s.hashes.status = status;

@@ -10,7 +10,7 @@ use ratatui::widgets::{Block, LineGauge, Paragraph};
 
 use super::{ACCENT, BAD, MEASURED, bold};
 use crate::tui::fmt;
-use crate::tui::results::{RowOutcome, RowState};
+use crate::tui::results::{PEERS, RowOutcome, RowState};
 use crate::tui::state::{RunStatus, State, hashset_u64_bytes};
 
 /// `p` as everywhere when it fits in `w` characters, else with fewer digits (a table cell
@@ -108,12 +108,22 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
             "grow"
         )
     };
+    let header = if c.peers {
+        format!(
+            "{:<16} {:<11} {:>5} {:>9} {:>8} {:>9} {:>5} {:>5}",
+            "peer crate", "like", "b/key", "memory", "FPR", "±95%", "ns/i", "ns/q"
+        )
+    } else {
+        header
+    };
     let mut lines = vec![Line::from(Span::styled(header, bold()))];
-    if c.timings {
+    if c.peers {
+        peer_rows(s, &mut lines);
+    } else if c.timings {
         timing_rows(s, &mut lines);
     }
     for (i, kind) in FilterKind::ALL.iter().enumerate() {
-        if c.timings {
+        if c.timings || c.peers {
             break;
         }
         let name = format!("{:<12} ", kind.name());
@@ -200,7 +210,7 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
         lines.push(line);
     }
     let hs = hashset_u64_bytes(n);
-    if !c.timings {
+    if !c.timings && !c.peers {
         lines.push(Line::from(Span::styled(
         format!(
             "{:<12} {:>bk_w$.1} {:>9} {:>fp_w$} {:>ci_w$} {:>th_w$} {:>ns_w$} {:>ns_w$} {:>3} {:>4}",
@@ -219,7 +229,9 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
         )));
     }
     lines.push(Line::from(Span::styled(
-        if c.timings {
+        if c.peers {
+            "peers: same n, p, u64 keys and queries, same worker; ns medians · e: kinds"
+        } else if c.timings {
             "ns per key: median (fastest–slowest) of timed chunks · v: rates"
         } else if wide {
             "each kind sized by its own rule; 95%: one filter of each (its queries); ns: medians (v: ranges)"
@@ -260,6 +272,60 @@ fn range(t: Option<&TimingStats>) -> String {
     t.map_or("built whole".into(), |t| {
         format!("{}–{}", fmt::ns(t.min), fmt::ns(t.max))
     })
+}
+
+/// `e`: one row per peer crate, measured like the kinds (same keys, same queries, same worker).
+fn peer_rows(s: &State, lines: &mut Vec<Line<'_>>) {
+    let n = s.compare.key.as_ref().map_or(s.explore.params.n, |k| k.n);
+    for (i, (name, like)) in PEERS.iter().enumerate() {
+        let head = format!("{name:<16} {like:<11} ");
+        let line = match &s.compare.peer_rows[i] {
+            RowState::Out(RowOutcome::Done(r)) => {
+                let (lo, hi) =
+                    bloomlab::stats::wilson(r.false_positives, r.queries, bloomlab::stats::Z95);
+                let fpr = r.fpr();
+                Line::from(vec![
+                    Span::styled(head, bold()),
+                    Span::raw(format!(
+                        "{:>5.2} {:>9} ",
+                        r.bytes as f64 * 8.0 / n.max(1) as f64,
+                        fmt::bytes(r.bytes as f64)
+                    )),
+                    Span::styled(
+                        format!("{:>8}", fit(fpr, 8, s.one_in_n)),
+                        bold().fg(MEASURED),
+                    ),
+                    Span::raw(format!(
+                        " {:>9} {:>5} {:>5}",
+                        format!("±{}", fit(f64::max(hi - fpr, fpr - lo), 8, false)),
+                        fit_text(fmt::ns(r.insert.median), 5),
+                        fit_text(fmt::ns(r.query.median), 5),
+                    )),
+                    Span::styled(
+                        if r.refused > 0 {
+                            format!(" {} full", fmt::si(r.refused as f64))
+                        } else {
+                            String::new()
+                        },
+                        Style::default().fg(BAD),
+                    ),
+                ])
+            }
+            RowState::Out(RowOutcome::Failed(e)) => Line::from(vec![
+                Span::raw(head),
+                Span::styled(format!("failed: {e}"), Style::default().fg(BAD)),
+            ]),
+            RowState::Pending => Line::from(format!(
+                "{head}{}",
+                if s.compare.status == RunStatus::Running {
+                    "measuring…"
+                } else {
+                    "pending"
+                }
+            )),
+        };
+        lines.push(line);
+    }
 }
 
 /// `v`: one row per kind with the medians and ranges of its insert and query times.
@@ -459,6 +525,71 @@ mod tests {
         );
         // Every kind by its own rule: the job's spec carries n and p, never the standard's m, k.
         assert_eq!((job.base.m, job.base.k), (None, None));
+    }
+
+    /// e: the peer crates' rows, measured in the same worker job after the kinds (the job
+    /// asks for all seven), drawn with their memory and rate at 80×24; e again: the kinds.
+    #[cfg(feature = "peers")]
+    #[test]
+    fn peers_rows_show_their_measurements() {
+        use crate::tui::results::PEERS;
+        let mut s = State::new();
+        init(&mut s);
+        type_into(&mut s, Field::N, "1000");
+        update(&mut s, Msg::Goto(Tab::Compare));
+        let cmds = update(&mut s, Msg::TogglePeers);
+        // The kinds' job was running: e waits for it (no second job) …
+        assert!(cmds.is_empty(), "{cmds:?}");
+        // … and once it has finished, asks for the peers.
+        let job = s.compare.job;
+        let cmds = update(
+            &mut s,
+            Msg::worker(WorkerEvent::Finished {
+                slot: crate::tui::msg::Slot::Compare,
+                job,
+                stopped: None,
+            }),
+        );
+        let job = cmds
+            .iter()
+            .find_map(|c| match c {
+                Cmd::StartCompare(j) => Some(j.clone()),
+                _ => None,
+            })
+            .unwrap();
+        assert_eq!(job.peers, (0..PEERS.len()).collect::<Vec<_>>());
+        let mut results = Vec::new();
+        for i in 0..PEERS.len() {
+            let r = crate::tui::peers::measure_peer(i, 1_000, 0.01, 20_000, 1, &|| false).unwrap();
+            results.push(r.clone());
+            update(
+                &mut s,
+                Msg::worker(WorkerEvent::PeerRow {
+                    job: job.job,
+                    idx: i,
+                    outcome: RowOutcome::Done(r),
+                }),
+            );
+        }
+        let t = render_text(&s, 80, 24);
+        for (i, (name, like)) in PEERS.iter().enumerate() {
+            let row =
+                line_with(&t, &format!("│{name:<16} {like:<11} ")).unwrap_or_else(|| panic!("{t}"));
+            let r = &results[i];
+            assert!(
+                row.contains(&crate::tui::fmt::bytes(r.bytes as f64)),
+                "{row}"
+            );
+            assert!(row.contains(&super::fit(r.fpr(), 8, false)), "{row}");
+            assert!(row.ends_with('│'), "{row}");
+        }
+        // fastbloom at 1%: about 10 bits per key.
+        let fb = results[0].bytes as f64 * 8.0 / 1_000.0;
+        assert!((8.0..14.0).contains(&fb), "{fb}");
+        update(&mut s, Msg::TogglePeers);
+        let t = render_text(&s, 80, 24);
+        assert!(line_with(&t, "fastbloom ").is_none(), "{t}");
+        assert!(line_with(&t, "standard ").is_some(), "{t}");
     }
 
     /// At n = 10^9 the table is refused (over 2^33 bits), yet every row shows its kind's

@@ -65,6 +65,10 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
             ("r", "measure again with fresh keys"),
             ("o", "rates as \"1 in N\" / as percentages"),
             (
+                "e",
+                "the peer crates' rows (fastbloom, sbbf-rs-safe, growable-bloom-filter, cuckoofilter, qfilter, xorf), measured in the same worker",
+            ),
+            (
                 "v",
                 "rates / timings: ns per key as median (fastest–slowest) of timed chunks",
             ),

@@ -131,8 +131,8 @@ fn hints(s: &State) -> (&'static str, &'static str) {
             "↑↓ field ←→ change Enter type a auto v view o 1-in-N r again y cmd g go q quit",
         ),
         Tab::Compare => (
-            "r remeasure with fresh keys · v rates/timings · o rates as 1 in N · y command · g run anyway · n, p, hash, strategy and keys come from Explore · ? help · q quit",
-            "r again · v timings · o 1-in-N · y cmd · g go · settings from Explore · q quit",
+            "r remeasure with fresh keys · v rates/timings · o rates as 1 in N · e peer crates · y command · g run anyway · n, p, hash, strategy and keys come from Explore · ? help · q quit",
+            "r again · v timings · o 1-in-N · e peers · y cmd · g go · ? help · q quit",
         ),
         Tab::Hashes => (
             "↑↓←→ cell  k/K key kind  +/- n  v metric  r remeasure  Tab screen  ? help  q quit",
