@@ -174,7 +174,7 @@ pub fn measure_peer(
             let all = keys(&g, 0, n, false, &mut chunk);
             let start = Instant::now();
             let built: Box<dyn Peer> = if i == 5 {
-                let x = xorf::Xor8::try_from(all.as_slice()).map_err(|e| e.to_string())?;
+                let x = xorf::Xor8::from(all.as_slice());
                 let b = x.fingerprints.len() as u64;
                 Box::new(Xorf(x, b))
             } else {
