@@ -113,6 +113,15 @@ expect compare "n = 100,000 · p = 1.000%" "standard" "counting" "blocked" "spli
     "scalable" "cuckoo" "HashSet<u64>" "Memory"
 grep -E "^│standard +[0-9.]+ +[0-9.]+ kB +[0-9.]+%" "$OUT/compare.txt" >/dev/null ||
     fail "compare: standard row has no numbers"
+# 4b. The peer crates' rows (e), measured in the same worker; e again: the kinds.
+keys e
+wait_for '^│xorf BinaryFuse8 +binary-fuse +[0-9.]+ +[0-9.]+ kB' 120
+wait_for '^done' 60
+expect compare-peers "peer crate" "fastbloom" "sbbf-rs-safe" "growable-bloom" "cuckoofilter" "qfilter" "xorf Xor8"
+grep -E "^│fastbloom +blocked +[0-9.]+ +[0-9.]+ kB +[0-9.]+%" "$OUT/compare-peers.txt" >/dev/null ||
+    fail "compare: fastbloom row has no numbers"
+keys e
+wait_for '^│standard ' 5
 
 # 5. Hashes: 10 hashes × 6 strategies on sequential keys; weak × double is selected.
 keys 3
@@ -185,6 +194,15 @@ expect lesson-3 "false negatives" "(3 of 8 done)"
 keys 1 5
 wait_for '\(3 of 8 done\)' 5
 echo "ok: lessons (three done)"
+
+# 6d. Trade-offs: the chooser's answer from theory; a cheap false positive moves it.
+keys 6
+wait_for 'Pareto front: [0-9]+' 5
+expect tradeoffs "Workload (theory only" "false positive costs 10 µs" "▶ binary-fuse arity=3 has the lowest expected cost" "$ bloomlab build"
+keys Down Down Left Left Left Left Left Left Left Left Left Left
+wait_for 'false positive costs 9.8 ns' 5
+expect tradeoffs-cheap "▶ ribbon has the lowest expected cost"
+echo "ok: tradeoffs (binary-fuse at a 10 µs false positive, ribbon at 9.8 ns)"
 
 # 7. Help.
 keys "?"

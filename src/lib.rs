@@ -18,6 +18,7 @@
 //! | [`workload`] | seeded key generators with disjoint absent keys |
 //! | [`spec`] | run-time filter descriptions ([`FilterSpec`]); the registry builds them |
 //! | [`measure`] | one measurement: FPR ± CI, false negatives, bytes, ns/op; the HashSet memory model |
+//! | [`choose`] | which filter for a workload: candidates, measured or estimated, Pareto set, expected cost per query, recommendation |
 //! | [`walkthrough`] | the m = 16, k = 3 teaching example, shared by the `walkthrough` command and the TUI |
 //! | [`bits`] | bit vectors and packed counters |
 //! | [`units`] | parsing and formatting counts, probabilities and sizes (`1Mb`, `1 in 1000`, `64KiB`) |
@@ -41,7 +42,7 @@
 //! | 4 | `persist` (container + one codec per kind), `guava`, `spec`, `walkthrough` | layers 0–3 |
 //! | 5 | `registry` ([`AnyFilter`]: build, decode, save; defines `FilterSpec::build`) | layers 0–4 |
 //! | 6 | `workload`, `measure` | layers 0–5 |
-//! | 7 | `experiment`, `plot` (feature `experiments`), `redis` (feature `redis`) | layers 0–6 |
+//! | 7 | `choose`; `experiment`, `plot` (feature `experiments`), `redis` (feature `redis`) | layers 0–6 |
 //! | app | the `bloomlab` binary: `cli/*`, `tui/*` (features `cli`, `tui`) | the library |
 //!
 //! The library builds without its application features (`cargo build --no-default-features`):
@@ -81,6 +82,7 @@
 
 pub mod alloc_count;
 pub mod bits;
+pub mod choose;
 pub mod design;
 pub mod diagram;
 pub mod error;

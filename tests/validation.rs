@@ -204,6 +204,15 @@ cli_rows! {
     calc_filter_without_p: "calc --n 1000 --filter cuckoo" => "invalid --filter: cuckoo (valid: together with --n and --p)";
     // measure
     measure_unknown_filter: "measure --n 100 --p 0.01 --filter bogus" => "unknown filter 'bogus'";
+    // choose: constraints no filter meets, refused before any measurement
+    choose_p_above_one: "choose --n 1000 --p 1.5" => "'--p <P>': '1.5' is not strictly between 0 and 1";
+    choose_p_zero: "choose --n 1000 --p 0" => "'--p <P>': '0' is not strictly between 0 and 1";
+    choose_memory_too_small: "choose --n 1000000 --memory 100kB" => "invalid memory: 100000 B (valid: more than 1 bit per key for n = 1000000";
+    choose_bits_per_key_too_small: "choose --n 1000 --bits-per-key 0.5" => "invalid bits-per-key: 0.5 (valid: more than 1 bit per key";
+    choose_deletes_and_grows: "choose --n 1000 --p 1% --deletes --grows" => "invalid constraints: --deletes with --grows (valid: no filter kind both removes keys and keeps its rate while growing";
+    choose_rate_no_kind_reaches: "choose --n 1000 --p 1e-300 --grows" => "no admitted kind reaches p =";
+    choose_negative_cost_unit: "choose --n 1000 --p 1% --negative-cost 5parsecs" => "'5parsecs' (valid: a duration >= 0: 50ns, 10us, 1ms, 2s";
+    choose_hit_ratio_above_one: "choose --n 1000 --p 1% --hit-ratio 2" => "'2' is out of range: a share from 0 to 1";
     measure_unknown_hash: "measure --n 100 --p 0.01 --hash bogus" => "unknown hash 'bogus'";
     measure_unknown_strategy: "measure --n 100 --p 0.01 --strategy bogus" => "unknown strategy 'bogus'";
     measure_unknown_key_kind: "measure --n 100 --p 0.01 --keys bogus" => "unknown key kind 'bogus'";

@@ -14,6 +14,7 @@
 //! | `remove-fp` | false negatives after removing r false positives | `removals` |
 //! | `scenarios` | each `[[scenarios]]` (n, p, keys) × each filter, measured | — |
 //! | `estimators` | count / union / intersection estimates of two filters against the truth | `fill` |
+//! | `choose` | each `[[workloads]]` as `bloomlab choose`: candidates measured, ranked by expected cost | — |
 //!
 //! Errors in a spec name the file, the line, the column and the field
 //! (`experiments/x.toml:12:7: sweep.var: unknown variant ...`), from the TOML parser's spans; a
@@ -34,7 +35,7 @@ pub use runners as runner;
 pub use spec::{
     Baseline, CurveName, CurveSpec, ExperimentSpec, FilterEntry, FilterValue, LineSpec, LineStyle,
     PanelSpec, Params, PlotSpec, Quick, Range, RunnerKind, Scenario, SeriesDef, Sweep, SweepVar,
-    TheoryName,
+    TheoryName, Workload,
 };
 pub use table::{Cell, Table};
 
@@ -142,6 +143,10 @@ impl Experiment {
             }
             for sc in &mut s.scenarios {
                 let v = sc.get_mut();
+                v.n = shrink(v.n);
+            }
+            for w in &mut s.workloads {
+                let v = w.get_mut();
                 v.n = shrink(v.n);
             }
         }
@@ -262,7 +267,8 @@ impl Experiment {
             csv: base.with_extension("csv"),
             svg: base.with_extension("svg"),
             png: base.with_extension("png"),
-            md: (self.spec.runner == RunnerKind::Scenarios).then(|| base.with_extension("md")),
+            md: matches!(self.spec.runner, RunnerKind::Scenarios | RunnerKind::Choose)
+                .then(|| base.with_extension("md")),
         }
     }
 

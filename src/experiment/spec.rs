@@ -32,6 +32,9 @@ pub enum RunnerKind {
     SpaceFpr,
     /// Count, union and intersection estimates against the truth at several fills.
     Estimators,
+    /// `bloomlab choose` for each `[[workloads]]` entry: candidates measured, ranked by
+    /// expected cost per query ([`crate::choose`]).
+    Choose,
 }
 
 impl RunnerKind {
@@ -47,6 +50,7 @@ impl RunnerKind {
             RunnerKind::Scenarios => "scenarios",
             RunnerKind::SpaceFpr => "space-fpr",
             RunnerKind::Estimators => "estimators",
+            RunnerKind::Choose => "choose",
         }
     }
 
@@ -61,7 +65,7 @@ impl RunnerKind {
             RunnerKind::RemoveFp => &[V::Removals],
             RunnerKind::SpaceFpr => &[V::P],
             RunnerKind::Estimators => &[V::Fill],
-            RunnerKind::HashQuality | RunnerKind::Scenarios => &[],
+            RunnerKind::HashQuality | RunnerKind::Scenarios | RunnerKind::Choose => &[],
         }
     }
 }
@@ -325,6 +329,46 @@ pub struct Scenario {
     /// What a false positive costs (text for the table).
     #[serde(default)]
     pub cost: String,
+}
+
+/// A workload for the `choose` runner: the constraints of `bloomlab choose`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Workload {
+    /// Short name (the CSV's `workload` and `x` columns).
+    pub name: String,
+    /// What it stands for, in words.
+    #[serde(default)]
+    pub description: String,
+    /// Keys the filter holds (shrunk by `quick.n_scale`).
+    pub n: u64,
+    /// Target rate (or give `bits_per_key`).
+    #[serde(default)]
+    pub p: Option<f64>,
+    /// Space per key instead of `p`.
+    #[serde(default)]
+    pub bits_per_key: Option<f64>,
+    /// Work a true negative saves: `50ns`, `10us`, `1ms`.
+    pub negative_cost: String,
+    /// Share of queries for present keys.
+    #[serde(default = "default_hit_ratio")]
+    pub hit_ratio: f64,
+    /// Keys are deleted.
+    #[serde(default)]
+    pub deletes: bool,
+    /// The set grows past n.
+    #[serde(default)]
+    pub grows: bool,
+    /// Static kinds allowed.
+    #[serde(default, rename = "static")]
+    pub allow_static: bool,
+    /// Key kind.
+    #[serde(default = "default_keys")]
+    pub keys: KeyKind,
+}
+
+fn default_hit_ratio() -> f64 {
+    0.1
 }
 
 fn default_keys() -> KeyKind {
@@ -690,6 +734,9 @@ pub struct ExperimentSpec {
     /// Scenarios (scenarios runner).
     #[serde(default)]
     pub scenarios: Vec<Spanned<Scenario>>,
+    /// Workloads (choose runner).
+    #[serde(default)]
+    pub workloads: Vec<Spanned<Workload>>,
     /// Reference curves.
     #[serde(default)]
     pub curves: Vec<CurveSpec>,

@@ -177,7 +177,27 @@ impl Experiment {
             (None, true) => {}
         }
         let baselines_only = s.runner == RunnerKind::Memory && !s.baselines.is_empty();
-        if s.filters.is_empty() && !baselines_only {
+        if s.runner == RunnerKind::Choose {
+            // The candidates come from the constraints, not from [[filters]].
+            if !s.filters.is_empty() {
+                return Err(self.err_at(
+                    "filters",
+                    "the choose runner picks its own candidates: give [[workloads]] instead",
+                ));
+            }
+            if s.workloads.is_empty() {
+                return Err(self.err_at("workloads", "give at least one [[workloads]] entry"));
+            }
+            for (i, w) in s.workloads.iter().enumerate() {
+                if let Err(e) = runners::choose::constraints(w.get_ref(), false)
+                    .and_then(|c| crate::choose::candidates(&c).map(|_| ()))
+                {
+                    return Err(self.err_span(w, &format!("workloads[{i}]"), e.to_string()));
+                }
+            }
+        } else if !s.workloads.is_empty() {
+            return Err(self.err_at("workloads", "only the choose runner uses workloads"));
+        } else if s.filters.is_empty() && !baselines_only {
             return Err(self.err_at("filters", "give at least one [[filters]] entry"));
         }
         if !s.baselines.is_empty() && s.runner != RunnerKind::Memory {

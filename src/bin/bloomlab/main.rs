@@ -40,6 +40,8 @@ enum Cmd {
     Query(cli::query::Args),
     /// Run experiment specs (TOML) into CSV, SVG and PNG.
     Run(cli::run::Args),
+    /// Which filter for a workload: candidates measured, ranked by expected cost per query.
+    Choose(cli::choose::Args),
 }
 
 /// On SIGINT, SIGTERM or SIGHUP: remove the temporary file of any save in flight, then end
@@ -106,6 +108,7 @@ fn main() -> ExitCode {
         Some(Cmd::Build(a)) => cli::build::run(&a),
         Some(Cmd::Query(a)) => return cli::query::run(&a),
         Some(Cmd::Run(a)) => return cli::run::run(&a),
+        Some(Cmd::Choose(a)) => cli::choose::run(&a),
         None => {
             if std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {
                 tui::run()

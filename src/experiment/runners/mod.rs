@@ -5,6 +5,7 @@
 //! seed for a single trial — the same rule as [`crate::measure::measure`], so a row can be
 //! reproduced with `bloomlab measure --seed`.
 
+pub(crate) mod choose;
 mod estimators;
 mod fill;
 mod hash_quality;
@@ -55,6 +56,7 @@ pub fn run(exp: &Experiment, progress: &dyn Progress) -> Result<RunOutput> {
         RunnerKind::Scenarios => scenarios::run(exp, progress),
         RunnerKind::SpaceFpr => space_fpr::run(exp, progress),
         RunnerKind::Estimators => estimators::run(exp, progress),
+        RunnerKind::Choose => choose::run(exp, progress),
     }?;
     add_curves(exp, &mut out.table);
     Ok(out)

@@ -4,6 +4,7 @@ pub mod out;
 
 pub mod build;
 pub mod calc;
+pub mod choose;
 pub mod diagram;
 pub mod keys;
 pub mod measure;
@@ -32,6 +33,8 @@ bloomlab — a workbench for Bloom filters and their relatives
   bloomlab build --keys keys.txt --p 1% --out f.bloom
                                  build a filter from a file of keys and save it
   bloomlab query f.bloom KEY…    ask a saved filter (exit 0: maybe present, 1: all absent)
+  bloomlab choose --n 1e6 --p 1% --negative-cost 10us [--deletes|--grows|--static]
+                                 which filter for this workload: measured, ranked by cost
   bloomlab run experiments/fpr-vs-fill.toml [--quick] [--out DIR]   (or --all)
                                  run experiment specs into results/<name>.csv, .svg, .png
   bloomlab <command> --help      flags and ranges of a command";

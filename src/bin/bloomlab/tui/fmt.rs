@@ -15,6 +15,47 @@ pub fn prob(p: f64) -> String {
     units::format_prob(p)
 }
 
+/// `N` of "1 in N" for a rate `p` (0 < p < 1), three significant digits: `99.6`, `1,074`,
+/// `10.7k`, `1.07M`, beyond 10^15 `1.2e15`.
+pub fn one_in_n(p: f64) -> String {
+    let n = 1.0 / p;
+    if n < 100.0 {
+        let digits = if n < 10.0 { 2 } else { 1 };
+        format!("{n:.digits$}")
+    } else if n < 1e4 {
+        int(n.round() as u64)
+    } else if n < 1e15 {
+        let (div, suffix) = [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")]
+            .into_iter()
+            .find(|(d, _)| n >= *d)
+            .unwrap_or((1.0, ""));
+        let x = n / div;
+        let digits = if x < 10.0 {
+            2
+        } else if x < 100.0 {
+            1
+        } else {
+            0
+        };
+        format!("{x:.digits$}{suffix}")
+    } else {
+        format!("{n:.1e}")
+    }
+}
+
+/// A rate as a percentage ([`prob`]) or, when `one_in` is set (the `o` toggle), as "1 in N".
+pub fn rate(p: f64, one_in: bool) -> String {
+    if !one_in || p.is_nan() {
+        prob(p)
+    } else if p <= 0.0 {
+        "0".into()
+    } else if p >= 1.0 {
+        "1 in 1".into()
+    } else {
+        format!("1 in {}", one_in_n(p))
+    }
+}
+
 /// Decimal bytes for table cells: `1198133` → `"1.20 MB"`.
 pub fn bytes(b: f64) -> String {
     units::format_bytes_short(b)
@@ -143,5 +184,23 @@ mod tests {
         assert!((step_125(0.01, true) - 0.02).abs() < 1e-15);
         assert_eq!(step_125(3_000.0, true), 5_000.0);
         assert_eq!(step_125(3_000.0, false), 2_000.0);
+    }
+
+    #[test]
+    fn one_in_n_reads_the_rate_the_other_way_up() {
+        assert_eq!(rate(0.010_04, true), "1 in 99.6");
+        assert_eq!(rate(0.010_04, false), "1.004%");
+        assert_eq!(rate(0.4065, true), "1 in 2.46");
+        assert_eq!(rate(0.000_931, true), "1 in 1,074");
+        assert_eq!(rate(1.0 / 10_700.0, true), "1 in 10.7k");
+        assert_eq!(rate(1.0 / 1_070_000.0, true), "1 in 1.07M");
+        assert_eq!(rate(1e-16, true), "1 in 1.0e16");
+        assert_eq!(
+            (rate(0.0, true).as_str(), rate(1.0, true).as_str()),
+            ("0", "1 in 1")
+        );
+        // Below 10^4 the text is a valid p for the typed fields, and means the same rate.
+        let back = parse_prob(&rate(0.000_931, true).replace(',', "")).unwrap();
+        assert!((back - 1.0 / 1074.0).abs() < 1e-12, "{back}");
     }
 }

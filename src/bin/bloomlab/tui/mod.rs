@@ -10,20 +10,27 @@
 //! | `fmt` | — |
 //! | `sizing` | `fmt` (each kind's memory by its own rule) |
 //! | `lessons` | `fmt` (the lessons' numbers, from the library) |
-//! | `state` | `lessons`, `results`, `sizing` |
+//! | `model` | `sizing` (each kind's theory at n, p without building it) |
+//! | `tradeoffs` | — (the chooser's answer, from the library) |
+//! | `state` | `lessons`, `model`, `results`, `sizing`, `tradeoffs` |
 //! | `msg` | `results`, `sizing`, `state` (for `Tab`) |
 //! | `event` | `msg`, `state` |
-//! | `worker` | `msg`, `results`, `sizing` |
-//! | `update` | `fmt`, `msg`, `results`, `sizing`, `state` |
+//! | `peers` | `results` (the peer crates, measured; feature `peers`) |
+//! | `worker` | `msg`, `peers`, `results`, `sizing` |
+//! | `update` | `fmt`, `model`, `msg`, `results`, `sizing`, `state` |
 //! | `view` | `fmt`, `results`, `sizing`, `state` |
 
 mod event;
 mod fmt;
 mod lessons;
+mod model;
 mod msg;
+#[cfg(feature = "peers")]
+mod peers;
 mod results;
 mod sizing;
 mod state;
+mod tradeoffs;
 mod update;
 mod view;
 mod worker;

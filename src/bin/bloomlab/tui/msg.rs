@@ -1,13 +1,14 @@
 //! Messages (what happened), commands (what the runtime must do) and the jobs the worker runs.
 
 use bloomlab::hash::{HashId, StrategyId};
+use bloomlab::measure::TimingStats;
 use bloomlab::workload::KeyKind;
 use bloomlab::{FilterKind, FilterSpec};
 
 use super::sizing::Footprint;
 use std::time::Duration;
 
-use super::results::{CompareResult, FillMap, HashResult, RowOutcome};
+use super::results::{CompareResult, FillMap, HashResult, PeerResult, RowOutcome};
 use super::state::Tab;
 
 /// Everything `update` reacts to: keys (already translated by `event`) and worker reports.
@@ -49,6 +50,10 @@ pub enum Msg {
     CancelEdit,
     /// `g`: run the refused measurement anyway (past the time estimate).
     RunAnyway,
+    /// `o`: rates as "1 in N" / as percentages (Explore and Compare).
+    ToggleOneIn,
+    /// Compare `e`: show (and measure) the peer crates' rows / the kinds' rows.
+    TogglePeers,
     /// `y`: show the command line that reproduces the screen.
     CopyCommand,
     /// Lessons `a`, `b`, `c`: answer the question.
@@ -139,6 +144,15 @@ pub enum WorkerEvent {
         /// ns per query so far.
         ns_query: f64,
     },
+    /// The spread of the Explore timings so far: per chunk of keys, ns per key.
+    ExploreTiming {
+        /// Generation.
+        job: u64,
+        /// Inserts (none for a static set, built whole).
+        insert: Option<TimingStats>,
+        /// Queries of absent keys.
+        query: Option<TimingStats>,
+    },
     /// One of several Explore instances finished its queries.
     ExploreInstance {
         /// Generation.
@@ -154,6 +168,15 @@ pub enum WorkerEvent {
         idx: usize,
         /// Result.
         outcome: RowOutcome<CompareResult>,
+    },
+    /// A peer crate's row of Compare.
+    PeerRow {
+        /// Generation.
+        job: u64,
+        /// Index into `results::PEERS`.
+        idx: usize,
+        /// Result.
+        outcome: RowOutcome<PeerResult>,
     },
     /// A Hashes cell.
     HashRow {
@@ -229,6 +252,8 @@ pub struct CompareJob {
     pub queries: u64,
     /// Key seed.
     pub key_seed: u64,
+    /// Peer rows still to measure (indices into `results::PEERS`), after the kinds.
+    pub peers: Vec<usize>,
 }
 
 /// Measure every hash × strategy on one key kind.

@@ -40,18 +40,22 @@ pub enum Tab {
     Walkthrough,
     /// Short interactive lessons.
     Lessons,
+    /// The chooser: move n, p and the cost of a false positive, see the Pareto front and the
+    /// recommendation move.
+    Tradeoffs,
     /// Keys and what to look at.
     Help,
 }
 
 impl Tab {
     /// Display order.
-    pub const ALL: [Tab; 6] = [
+    pub const ALL: [Tab; 7] = [
         Tab::Explore,
         Tab::Compare,
         Tab::Hashes,
         Tab::Walkthrough,
         Tab::Lessons,
+        Tab::Tradeoffs,
         Tab::Help,
     ];
 
@@ -63,6 +67,7 @@ impl Tab {
             Tab::Hashes => "Hashes",
             Tab::Walkthrough => "Walkthrough",
             Tab::Lessons => "Lessons",
+            Tab::Tradeoffs => "Trade-offs",
             Tab::Help => "Help",
         }
     }
@@ -288,6 +293,8 @@ pub enum ChartView {
     FprVsK,
     /// FPR against n.
     FprVsN,
+    /// The timings and the filter's own details, wrapped, in place of the charts.
+    Details,
 }
 
 /// Lifecycle of a background job as the screens see it.
@@ -330,6 +337,10 @@ pub struct ExploreRun {
     pub ns_insert: Option<f64>,
     /// ns per query.
     pub ns_query: Option<f64>,
+    /// Median and range of the insert chunks' ns per key.
+    pub insert_timing: Option<bloomlab::measure::TimingStats>,
+    /// Median and range of the query chunks' ns per key.
+    pub query_timing: Option<bloomlab::measure::TimingStats>,
     /// The filter's own model FPR.
     pub model_fpr: Option<f64>,
     /// Details from the filter.
@@ -359,6 +370,8 @@ impl Default for ExploreRun {
             fill: None,
             ns_insert: None,
             ns_query: None,
+            insert_timing: None,
+            query_timing: None,
             model_fpr: None,
             details: Vec::new(),
             queries: 0,
@@ -465,6 +478,15 @@ pub struct Compare {
     pub progress: f64,
     /// Key seed (`r` moves it on).
     pub seed: u64,
+    /// Each kind's theory at the key's n and p (shown while a row is pending or refused), one
+    /// per `FilterKind::ALL`; empty until a table is keyed.
+    pub models: Vec<Result<super::model::Model, String>>,
+    /// `v`: the table shows the timings' medians and ranges instead of the rates.
+    pub timings: bool,
+    /// `e`: the table shows the peer crates' rows.
+    pub peers: bool,
+    /// One per `results::PEERS`, measured in the same worker after the kinds.
+    pub peer_rows: Vec<RowState<super::results::PeerResult>>,
 }
 
 /// Metric shown in the Hashes matrix.
@@ -674,6 +696,8 @@ pub struct State {
     pub walk: Walk,
     /// Lessons and the session's progress.
     pub lessons: super::lessons::Lessons,
+    /// The Trade-offs screen.
+    pub tradeoffs: super::tradeoffs::Tradeoffs,
     /// Help scroll offset.
     pub help_scroll: u16,
     /// Next job generation.
@@ -684,6 +708,8 @@ pub struct State {
     pub speeds: Vec<(FilterKind, Speed)>,
     /// Set for one start by `g`: run even when the time estimate is over the limit.
     pub run_anyway: bool,
+    /// `o`: Explore and Compare show rates as "1 in N" instead of percentages.
+    pub one_in_n: bool,
 }
 
 impl Default for State {
@@ -718,6 +744,10 @@ impl State {
                 status: RunStatus::Idle,
                 progress: 0.0,
                 seed: 1,
+                models: Vec::new(),
+                timings: false,
+                peers: false,
+                peer_rows: vec![RowState::Pending; super::results::PEERS.len()],
             },
             hashes: Hashes {
                 n: 100_000,
@@ -739,6 +769,7 @@ impl State {
             },
             walk: Walk::new(),
             lessons: super::lessons::Lessons::new(),
+            tradeoffs: super::tradeoffs::Tradeoffs::new(),
             help_scroll: 0,
             next_job: 1,
             // Conservative release-build figures; replaced by measured ones as jobs run.
@@ -748,6 +779,7 @@ impl State {
             },
             speeds: Vec::new(),
             run_anyway: false,
+            one_in_n: false,
         }
     }
 

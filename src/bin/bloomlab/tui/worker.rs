@@ -16,7 +16,7 @@ use bloomlab::workload::{KeyChunk, KeyGen};
 use bloomlab::{AnyFilter, Error, Filter, FilterKind, FilterSpec, stats, theory};
 
 use super::msg::{Cmd, CompareJob, ExploreJob, HashesJob, Slot, WorkerEvent};
-use super::results::{CompareResult, FillMap, HashResult, RowOutcome};
+use super::results::{CompareResult, FillMap, HashResult, RowOutcome, timing_stats};
 use super::sizing::{self, MAX_BUILD_BITS};
 
 /// Keys per chunk (generated outside the timed loops, as `measure` does).
@@ -164,6 +164,8 @@ struct Reporter<'a> {
     slot: Slot,
     job: u64,
     last: Mutex<Option<Instant>>,
+    /// Per-chunk ns per key of the inserts and of the queries so far (Explore's timings).
+    samples: Mutex<(Vec<f64>, Vec<f64>)>,
 }
 
 impl<'a> Reporter<'a> {
@@ -173,7 +175,28 @@ impl<'a> Reporter<'a> {
             slot,
             job,
             last: Mutex::new(None),
+            samples: Mutex::new((Vec::new(), Vec::new())),
         }
+    }
+
+    /// Record one timed chunk of `keys` operations (`query`: a query chunk, else inserts).
+    fn sample(&self, query: bool, took: Duration, keys: u64) {
+        if let Ok(mut s) = self.samples.lock() {
+            let v = if query { &mut s.1 } else { &mut s.0 };
+            v.push(took.as_nanos() as f64 / keys.max(1) as f64);
+        }
+    }
+
+    /// Report the timings so far (median and range of the chunks).
+    fn timing(&self) {
+        let Ok(s) = self.samples.lock() else {
+            return;
+        };
+        let _ = self.tx.send(WorkerEvent::ExploreTiming {
+            job: self.job,
+            insert: timing_stats(&s.0),
+            query: timing_stats(&s.1),
+        });
     }
 
     fn progress(&self, frac: f64, phase: &'static str) {
@@ -259,7 +282,9 @@ fn insert_all<F: Filter + ?Sized>(
         for key in chunk.iter() {
             f.try_insert(key)?;
         }
-        t += start.elapsed();
+        let dt = start.elapsed();
+        t += dt;
+        rep.sample(false, dt, end - i);
         i = end;
         rep.progress(i as f64 / total, "inserting");
     }
@@ -316,6 +341,7 @@ fn query_counted<F: Filter + ?Sized>(
         check(cancel)?;
         if began.elapsed() > job.time_budget {
             send(q, fp, t);
+            rep.timing();
             *counts = (q0 + q, fp0 + fp);
             return Ok(Some(format!(
                 "time budget of {} s reached before {} queries",
@@ -330,15 +356,19 @@ fn query_counted<F: Filter + ?Sized>(
         for key in chunk.iter() {
             hits += u64::from(f.contains(key));
         }
-        t += start.elapsed();
+        let dt = start.elapsed();
+        t += dt;
+        rep.sample(true, dt, end - q);
         fp += hits;
         q = end;
         if rep.due() {
             send(q, fp, t);
+            rep.timing();
         }
         rep.progress((done_before + q0 + q) as f64 / total, "querying");
     }
     send(q, fp, t);
+    rep.timing();
     *counts = (q0 + q, fp0 + fp);
     Ok(None)
 }
@@ -369,6 +399,7 @@ fn run_explore(
             model_fpr: f.expected_fpr(),
             details: f.details(),
         });
+        rep.timing();
     };
     let instances = u64::from(job.instances.max(1));
     if instances == 1 {
@@ -473,6 +504,35 @@ fn run_compare(
             outcome,
         });
     }
+    // The peer crates, in the same thread: the same keys (u64, this seed), the same queries.
+    let n = job.base.n;
+    let p = job.base.p.unwrap_or(0.01);
+    for (j, &idx) in job.peers.iter().enumerate() {
+        check(cancel)?;
+        rep.progress(
+            1.0 - (job.peers.len() - j) as f64 / (rows + job.peers.len() as f64),
+            "peers",
+        );
+        #[cfg(feature = "peers")]
+        let outcome =
+            match super::peers::measure_peer(idx, n, p, job.queries, job.key_seed, &|| {
+                cancel.load(Ordering::Relaxed)
+            }) {
+                Ok(r) => RowOutcome::Done(r),
+                Err(_) if cancel.load(Ordering::Relaxed) => return Err(Error::Cancelled),
+                Err(e) => RowOutcome::Failed(e),
+            };
+        #[cfg(not(feature = "peers"))]
+        let outcome = {
+            let _ = (n, p);
+            RowOutcome::Failed("built without the peer crates (feature peers)".into())
+        };
+        let _ = tx.send(WorkerEvent::PeerRow {
+            job: job.job,
+            idx,
+            outcome,
+        });
+    }
     Ok(None)
 }
 
@@ -560,6 +620,15 @@ mod tests {
     use bloomlab::workload::KeyKind;
 
     #[test]
+    fn timing_stats_are_median_and_range() {
+        assert_eq!(timing_stats(&[]), None);
+        let t = timing_stats(&[5.0, 1.0, 9.0, 3.0]).unwrap();
+        assert_eq!((t.median, t.min, t.max, t.samples), (4.0, 1.0, 9.0, 4));
+        let t = timing_stats(&[2.0, 7.0, 3.0]).unwrap();
+        assert_eq!((t.median, t.min, t.max), (3.0, 2.0, 7.0));
+    }
+
+    #[test]
     fn fill_map_counts_bits_per_region() {
         let mut b = BitVec::new(16).unwrap();
         for i in [0, 1, 2, 3, 8] {
@@ -640,6 +709,20 @@ mod tests {
             .next_back()
             .expect("partials");
         assert_eq!(last.0, 50_000);
+        // The timings' spread: one insert chunk (2,000 keys), four query chunks of ≤ 16,384.
+        let timing = evs
+            .iter()
+            .filter_map(|e| match e {
+                WorkerEvent::ExploreTiming { insert, query, .. } => {
+                    Some((insert.clone(), query.clone()))
+                }
+                _ => None,
+            })
+            .next_back()
+            .expect("timings");
+        let (ins, q) = (timing.0.expect("insert"), timing.1.expect("query"));
+        assert_eq!((ins.samples, q.samples), (1, 4));
+        assert!(q.min <= q.median && q.median <= q.max, "{q:?}");
         assert!(matches!(
             evs.last(),
             Some(WorkerEvent::Finished {
@@ -892,8 +975,37 @@ mod tests {
             keys: KeyKind::U64,
             queries: 10_000,
             key_seed: 1,
+            peers: (0..crate::tui::results::PEERS.len()).collect(),
         })]);
         let evs = collect(&rx, Duration::from_secs(60));
+        // The peer crates, after the kinds, in the same job.
+        let peers: Vec<_> = evs
+            .iter()
+            .filter_map(|e| match e {
+                WorkerEvent::PeerRow { idx, outcome, .. } => Some((*idx, outcome.clone())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(peers.len(), crate::tui::results::PEERS.len());
+        for (i, o) in &peers {
+            let name = crate::tui::results::PEERS[*i].0;
+            let RowOutcome::Done(r) = o else {
+                panic!("{name}: {o:?}")
+            };
+            assert_eq!((r.queries, r.false_negatives), (10_000, 0), "{name}");
+            // cuckoofilter rounds its capacity to 1,024 slots: at 1,000 keys it refuses a
+            // few; the others take every key.
+            if name != "cuckoofilter" {
+                assert_eq!(r.refused, 0, "{name}");
+            }
+            // Sized for 1% (xorf's 8-bit fingerprints: 1/256): every rate well under 5%.
+            assert!(r.fpr() < 0.05, "{name}: {}", r.fpr());
+            assert!(
+                r.bytes > 500 && r.bytes < 8_000,
+                "{name}: {} bytes",
+                r.bytes
+            );
+        }
         let rows: Vec<_> = evs
             .iter()
             .filter_map(|e| match e {

@@ -3,8 +3,9 @@
 use bloomlab::{FilterKind, FilterSpec, theory};
 
 use super::{fresh_job, info, pause_others, queries_for, refusal};
+use crate::tui::model;
 use crate::tui::msg::{Cmd, CompareJob, Msg, Slot};
-use crate::tui::results::RowState;
+use crate::tui::results::{PEERS, RowState};
 use crate::tui::state::{CompareKey, Level, MIN_QUERIES, RunStatus, State};
 
 pub(super) fn ensure_compare(s: &mut State) -> Vec<Cmd> {
@@ -19,9 +20,23 @@ pub(super) fn ensure_compare(s: &mut State) -> Vec<Cmd> {
     };
     if s.compare.key.as_ref() != Some(&key) {
         s.compare.rows = vec![RowState::Pending; FilterKind::ALL.len()];
+        s.compare.peer_rows = vec![RowState::Pending; PEERS.len()];
         s.compare.key = Some(key.clone());
         s.compare.status = RunStatus::Idle;
         s.compare.job = 0;
+        s.compare.models = FilterKind::ALL
+            .iter()
+            .map(|&kind| {
+                model::model(&FilterSpec {
+                    kind,
+                    hash: key.hash,
+                    strategy: key.strategy,
+                    n: key.n,
+                    p: Some(key.p),
+                    ..FilterSpec::default()
+                })
+            })
+            .collect();
     }
     if s.compare.status == RunStatus::Running {
         return Vec::new();
@@ -32,7 +47,14 @@ pub(super) fn ensure_compare(s: &mut State) -> Vec<Cmd> {
         .filter(|(i, _)| s.compare.rows[*i] == RowState::Pending)
         .map(|(i, k)| (i, *k))
         .collect();
-    if rows.is_empty() {
+    let peers: Vec<usize> = if s.compare.peers {
+        (0..PEERS.len())
+            .filter(|i| s.compare.peer_rows[*i] == RowState::Pending)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    if rows.is_empty() && peers.is_empty() {
         return Vec::new();
     }
     let queries = queries_for(key.p, 0.05, MIN_QUERIES, 2_000_000);
@@ -40,12 +62,16 @@ pub(super) fn ensure_compare(s: &mut State) -> Vec<Cmd> {
     let bits = theory::optimal_bits(key.n, key.p)
         .unwrap_or(u64::MAX)
         .saturating_mul(4);
-    let inserts = key.n.saturating_mul(2).saturating_mul(rows.len() as u64);
+    let inserts = key
+        .n
+        .saturating_mul(2)
+        .saturating_mul((rows.len() + peers.len()) as u64);
     // Each kind by its own speed: one slow kind does not make the others look slow.
     let secs: f64 = rows
         .iter()
         .map(|(_, k)| s.speed_of(*k).secs(key.n.saturating_mul(2), queries))
-        .sum();
+        .sum::<f64>()
+        + peers.len() as f64 * s.speed.secs(key.n.saturating_mul(2), queries);
     let per = secs * 1e9 / inserts.max(1) as f64;
     if let Some(why) = refusal(s, bits, inserts, secs, per, "compare") {
         s.compare.status = RunStatus::Refused(why.clone());
@@ -70,6 +96,7 @@ pub(super) fn ensure_compare(s: &mut State) -> Vec<Cmd> {
         keys: key.keys,
         queries,
         key_seed: key.seed,
+        peers,
     }));
     cmds
 }
@@ -79,6 +106,14 @@ pub(super) fn compare_msg(s: &mut State, msg: Msg) -> Vec<Cmd> {
         Msg::Remeasure => {
             s.compare.seed = s.compare.seed.wrapping_add(1);
             ensure_compare(s)
+        }
+        Msg::TogglePeers => {
+            s.compare.peers = !s.compare.peers;
+            ensure_compare(s)
+        }
+        Msg::CycleView => {
+            s.compare.timings = !s.compare.timings;
+            Vec::new()
         }
         _ => Vec::new(),
     }

@@ -249,7 +249,8 @@ pub(super) fn explore_msg(s: &mut State, msg: Msg) -> Vec<Cmd> {
         Msg::CycleView => {
             e.chart = match e.chart {
                 ChartView::FprVsK => ChartView::FprVsN,
-                ChartView::FprVsN => ChartView::FprVsK,
+                ChartView::FprVsN => ChartView::Details,
+                ChartView::Details => ChartView::FprVsK,
             };
             Vec::new()
         }

@@ -11,6 +11,7 @@ mod hashes;
 mod lessons;
 #[cfg(test)]
 mod tests;
+mod tradeoffs;
 mod walkthrough;
 
 use compare::{compare_msg, ensure_compare};
@@ -47,6 +48,10 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Cmd> {
             ]
         }
         Msg::RunAnyway => run_anyway(s),
+        Msg::ToggleOneIn => {
+            s.one_in_n = !s.one_in_n;
+            Vec::new()
+        }
         Msg::CopyCommand => {
             if let Some(c) = command::command_for(s) {
                 info(s, Level::Info, c);
@@ -76,6 +81,7 @@ pub fn update(s: &mut State, msg: Msg) -> Vec<Cmd> {
             Tab::Hashes => hashes_msg(s, other),
             Tab::Walkthrough => walk_msg(s, other),
             Tab::Lessons => lessons::lessons_msg(s, other),
+            Tab::Tradeoffs => tradeoffs::tradeoffs_msg(s, other),
             Tab::Help => help_msg(s, other),
         },
     }
@@ -224,6 +230,11 @@ fn worker_event(s: &mut State, ev: WorkerEvent) -> Vec<Cmd> {
             let kind = s.explore.params.kind;
             s.record_speed(kind, ns_insert, 0.0);
         }
+        WorkerEvent::ExploreTiming { job, insert, query } if job == s.explore.run.job => {
+            let r = &mut s.explore.run;
+            r.insert_timing = insert;
+            r.query_timing = query;
+        }
         WorkerEvent::ExploreInstance { job, rate } if job == s.explore.run.job => {
             s.explore.run.rates.push(rate);
         }
@@ -245,6 +256,11 @@ fn worker_event(s: &mut State, ev: WorkerEvent) -> Vec<Cmd> {
                 s.record_speed(*kind, r.m.ns_per_insert, r.m.ns_per_query);
             }
             if let Some(row) = s.compare.rows.get_mut(idx) {
+                *row = RowState::Out(outcome);
+            }
+        }
+        WorkerEvent::PeerRow { job, idx, outcome } if job == s.compare.job => {
+            if let Some(row) = s.compare.peer_rows.get_mut(idx) {
                 *row = RowState::Out(outcome);
             }
         }
@@ -273,6 +289,14 @@ fn worker_event(s: &mut State, ev: WorkerEvent) -> Vec<Cmd> {
                 Slot::Compare if job == s.compare.job => {
                     s.compare.status = status;
                     s.compare.progress = 1.0;
+                    // Peers asked for (e) while the kinds were measured: measure them now.
+                    if s.tab == Tab::Compare
+                        && s.compare.peers
+                        && s.compare.status == RunStatus::Done
+                        && s.compare.peer_rows.contains(&RowState::Pending)
+                    {
+                        return ensure_compare(s);
+                    }
                 }
                 Slot::Hashes if job == s.hashes.job => {
                     s.hashes.status = status;

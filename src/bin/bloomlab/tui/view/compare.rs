@@ -1,6 +1,7 @@
 //! Compare: every filter kind at the Explore n and p, and a HashSet baseline.
 
 use bloomlab::FilterKind;
+use bloomlab::measure::TimingStats;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -9,12 +10,23 @@ use ratatui::widgets::{Block, LineGauge, Paragraph};
 
 use super::{ACCENT, BAD, MEASURED, bold};
 use crate::tui::fmt;
-use crate::tui::results::{RowOutcome, RowState};
+use crate::tui::results::{PEERS, RowOutcome, RowState};
 use crate::tui::state::{RunStatus, State, hashset_u64_bytes};
 
 /// `p` as everywhere when it fits in `w` characters, else with fewer digits (a table cell
 /// never pushes its row past the border).
-fn fit(p: f64, w: usize) -> String {
+fn fit(p: f64, w: usize, one_in: bool) -> String {
+    if one_in {
+        let full = fmt::rate(p, true);
+        if full.chars().count() <= w {
+            return full;
+        }
+        let short = format!("1/{}", full.trim_start_matches("1 in "));
+        if short.chars().count() <= w {
+            return short;
+        }
+        return format!("{p:.0e}");
+    }
     let full = fmt::prob(p);
     if full.chars().count() <= w {
         return full;
@@ -44,6 +56,7 @@ fn fit_text(t: String, w: usize) -> String {
 
 pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
     let c = &s.compare;
+    let c1 = s.one_in_n;
     let p = &s.explore.params;
     let (n, pp) = c.key.as_ref().map_or((p.n, p.p), |k| (k.n, k.p));
     // Ten kinds: at 24 lines the table gives up its spare line so the memory bars get four rows
@@ -72,31 +85,80 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
     );
     let wide = area.width >= 110;
     // Fixed-width columns written as text, so a status message can span the row.
-    let (bk_w, ci_w, th_w, ns_w) = if wide { (8, 17, 8, 6) } else { (6, 9, 7, 5) };
-    let header = format!(
-        "{:<12} {:>bk_w$} {:>9} {:>8} {:>ci_w$} {:>th_w$} {:>ns_w$} {:>ns_w$} {:>3} {:>4}",
-        "filter",
-        if wide { "bits/key" } else { "b/key" },
-        "memory",
-        "FPR",
-        if wide { "95% interval" } else { "±95%" },
-        "theory",
-        if wide { "ns/ins" } else { "ns/i" },
-        if wide { "ns/qry" } else { "ns/q" },
-        "del",
-        "grow"
-    );
+    let (bk_w, ci_w, th_w, ns_w) = if wide { (8, 21, 10, 6) } else { (6, 9, 7, 5) };
+    // "1 in 99.6" is nine characters: wide tables have room for it.
+    let fp_w = if wide { 10 } else { 8 };
+    let header = if c.timings {
+        format!(
+            "{:<12} {:>7} {:>17} {:>7} {:>17} {:>7}",
+            "filter", "ns/ins", "ins min–max", "ns/qry", "qry min–max", "chunks"
+        )
+    } else {
+        format!(
+            "{:<12} {:>bk_w$} {:>9} {:>fp_w$} {:>ci_w$} {:>th_w$} {:>ns_w$} {:>ns_w$} {:>3} {:>4}",
+            "filter",
+            if wide { "bits/key" } else { "b/key" },
+            "memory",
+            "FPR",
+            if wide { "95% interval" } else { "±95%" },
+            "theory",
+            if wide { "ns/ins" } else { "ns/i" },
+            if wide { "ns/qry" } else { "ns/q" },
+            "del",
+            "grow"
+        )
+    };
+    let header = if c.peers {
+        format!(
+            "{:<16} {:<11} {:>5} {:>9} {:>8} {:>9} {:>5} {:>5}",
+            "peer crate", "like", "b/key", "memory", "FPR", "±95%", "ns/i", "ns/q"
+        )
+    } else {
+        header
+    };
     let mut lines = vec![Line::from(Span::styled(header, bold()))];
+    if c.peers {
+        peer_rows(s, &mut lines);
+    } else if c.timings {
+        timing_rows(s, &mut lines);
+    }
     for (i, kind) in FilterKind::ALL.iter().enumerate() {
+        if c.timings || c.peers {
+            break;
+        }
         let name = format!("{:<12} ", kind.name());
         let line = match &c.rows[i] {
             RowState::Pending => {
-                let what = if c.status == RunStatus::Running {
-                    "measuring…"
-                } else {
-                    "pending"
+                let what = match c.status {
+                    RunStatus::Running => "measuring…",
+                    RunStatus::Refused(_) => "refused",
+                    _ => "pending",
                 };
-                Line::from(format!("{name}{what}"))
+                match c.models.get(i) {
+                    // The kind's theory while its measurement is pending or refused.
+                    Some(Ok(md)) => Line::from(vec![
+                        Span::styled(name, bold()),
+                        Span::styled(
+                            format!(
+                                "{:>bk_w$.2} {:>9} {:>fp_w$} {what:>ci_w$} {:>th_w$} {:>ns_w$} {:>ns_w$} {:>3} {:>4}",
+                                md.bits_per_key(n),
+                                fmt::bytes(md.bytes as f64),
+                                "-",
+                                fit(md.fpr, th_w, c1),
+                                "",
+                                "",
+                                if kind.caps().removable { "yes" } else { "no" },
+                                if kind.caps().grows { "yes" } else { "no" },
+                            ),
+                            Style::default().fg(ACCENT),
+                        ),
+                    ]),
+                    Some(Err(e)) => Line::from(vec![
+                        Span::raw(name),
+                        Span::styled(format!("{what}; no model: {e}"), Style::default().fg(BAD)),
+                    ]),
+                    None => Line::from(format!("{name}{what}")),
+                }
             }
             RowState::Out(RowOutcome::Failed(e)) => Line::from(vec![
                 Span::raw(name),
@@ -109,9 +171,13 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
                 let theory = m.theory.model;
                 let [lo, hi] = m.fpr_ci95;
                 let ci = if wide {
-                    format!("{}–{}", fmt::prob(lo), fmt::prob(hi))
+                    let r = |p| if c1 { fit(p, 10, true) } else { fmt::prob(p) };
+                    format!("{}–{}", r(lo), r(hi))
                 } else {
-                    format!("±{}", fit(f64::max(hi - m.fpr, m.fpr - lo), ci_w - 1))
+                    format!(
+                        "±{}",
+                        fit(f64::max(hi - m.fpr, m.fpr - lo), ci_w - 1, false)
+                    )
                 };
                 Line::from(vec![
                     Span::styled(name, bold()),
@@ -120,12 +186,21 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
                         m.bits_per_key,
                         fmt::bytes(m.bytes as f64)
                     )),
-                    Span::styled(format!("{:>8}", fit(m.fpr, 8)), bold().fg(MEASURED)),
+                    Span::styled(
+                        format!("{:>fp_w$}", fit(m.fpr, fp_w, c1)),
+                        bold().fg(MEASURED),
+                    ),
                     Span::raw(format!(
                         " {ci:>ci_w$} {:>th_w$} {:>ns_w$} {:>ns_w$} {:>3} {:>4}",
-                        fit(theory, th_w),
-                        fit_text(fmt::ns(m.ns_per_insert), ns_w),
-                        fit_text(fmt::ns(m.ns_per_query), ns_w),
+                        fit(theory, th_w, c1),
+                        fit_text(
+                            fmt::ns(median(m.timing.insert.as_ref(), m.ns_per_insert)),
+                            ns_w
+                        ),
+                        fit_text(
+                            fmt::ns(median(m.timing.query.as_ref(), m.ns_per_query)),
+                            ns_w
+                        ),
                         if r.removable { "yes" } else { "no" },
                         if kind.caps().grows { "yes" } else { "no" },
                     )),
@@ -135,9 +210,10 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
         lines.push(line);
     }
     let hs = hashset_u64_bytes(n);
-    lines.push(Line::from(Span::styled(
+    if !c.timings && !c.peers {
+        lines.push(Line::from(Span::styled(
         format!(
-            "{:<12} {:>bk_w$.1} {:>9} {:>8} {:>ci_w$} {:>th_w$} {:>ns_w$} {:>ns_w$} {:>3} {:>4}",
+            "{:<12} {:>bk_w$.1} {:>9} {:>fp_w$} {:>ci_w$} {:>th_w$} {:>ns_w$} {:>ns_w$} {:>3} {:>4}",
             "HashSet<u64>",
             hs as f64 * 8.0 / n as f64,
             format!("{}*", fmt::bytes(hs as f64)),
@@ -149,10 +225,19 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
             "yes",
             "yes"
         ),
-        Style::default().fg(ACCENT),
-    )));
+            Style::default().fg(ACCENT),
+        )));
+    }
     lines.push(Line::from(Span::styled(
-        "each kind sized by its own rule; 95%: one filter of each (its queries)",
+        if c.peers {
+            "peers: same n, p, u64 keys and queries, same worker; ns medians · e: kinds"
+        } else if c.timings {
+            "ns per key: median (fastest–slowest) of timed chunks · v: rates"
+        } else if wide {
+            "each kind sized by its own rule; 95%: one filter of each (its queries); ns: medians (v: ranges)"
+        } else {
+            "each kind sized by its own rule; 95%: one filter; ns: medians; v: ranges"
+        },
         Style::default().fg(ACCENT),
     )));
     f.render_widget(
@@ -175,6 +260,100 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
             .filled_style(bold().fg(MEASURED)),
         gauge,
     );
+}
+
+/// The median of the timed chunks, else the mean (a static set's construction, timed whole).
+fn median(t: Option<&TimingStats>, mean: f64) -> f64 {
+    t.map_or(mean, |t| t.median)
+}
+
+/// `min–max` of the timed chunks, or why there is none.
+fn range(t: Option<&TimingStats>) -> String {
+    t.map_or("built whole".into(), |t| {
+        format!("{}–{}", fmt::ns(t.min), fmt::ns(t.max))
+    })
+}
+
+/// `e`: one row per peer crate, measured like the kinds (same keys, same queries, same worker).
+fn peer_rows(s: &State, lines: &mut Vec<Line<'_>>) {
+    let n = s.compare.key.as_ref().map_or(s.explore.params.n, |k| k.n);
+    for (i, (name, like)) in PEERS.iter().enumerate() {
+        let head = format!("{name:<16} {like:<11} ");
+        let line = match &s.compare.peer_rows[i] {
+            RowState::Out(RowOutcome::Done(r)) => {
+                let (lo, hi) =
+                    bloomlab::stats::wilson(r.false_positives, r.queries, bloomlab::stats::Z95);
+                let fpr = r.fpr();
+                Line::from(vec![
+                    Span::styled(head, bold()),
+                    Span::raw(format!(
+                        "{:>5.2} {:>9} ",
+                        r.bytes as f64 * 8.0 / n.max(1) as f64,
+                        fmt::bytes(r.bytes as f64)
+                    )),
+                    Span::styled(
+                        format!("{:>8}", fit(fpr, 8, s.one_in_n)),
+                        bold().fg(MEASURED),
+                    ),
+                    Span::raw(format!(
+                        " {:>9} {:>5} {:>5}",
+                        format!("±{}", fit(f64::max(hi - fpr, fpr - lo), 8, false)),
+                        fit_text(fmt::ns(r.insert.median), 5),
+                        fit_text(fmt::ns(r.query.median), 5),
+                    )),
+                    Span::styled(
+                        if r.refused > 0 {
+                            format!(" {} full", fmt::si(r.refused as f64))
+                        } else {
+                            String::new()
+                        },
+                        Style::default().fg(BAD),
+                    ),
+                ])
+            }
+            RowState::Out(RowOutcome::Failed(e)) => Line::from(vec![
+                Span::raw(head),
+                Span::styled(format!("failed: {e}"), Style::default().fg(BAD)),
+            ]),
+            RowState::Pending => Line::from(format!(
+                "{head}{}",
+                if s.compare.status == RunStatus::Running {
+                    "measuring…"
+                } else {
+                    "pending"
+                }
+            )),
+        };
+        lines.push(line);
+    }
+}
+
+/// `v`: one row per kind with the medians and ranges of its insert and query times.
+fn timing_rows(s: &State, lines: &mut Vec<Line<'_>>) {
+    for (i, kind) in FilterKind::ALL.iter().enumerate() {
+        let name = format!("{:<12} ", kind.name());
+        let line = match s.compare.rows[i].done() {
+            Some(r) => {
+                let t = &r.m.timing;
+                let chunks = t.query.as_ref().map_or(0, |q| q.samples);
+                Line::from(vec![
+                    Span::styled(name, bold()),
+                    Span::raw(format!(
+                        "{:>7} {:>17} ",
+                        fmt::ns(median(t.insert.as_ref(), r.m.ns_per_insert)),
+                        range(t.insert.as_ref())
+                    )),
+                    Span::styled(
+                        format!("{:>7}", fmt::ns(median(t.query.as_ref(), r.m.ns_per_query))),
+                        bold().fg(MEASURED),
+                    ),
+                    Span::raw(format!(" {:>17} {:>7}", range(t.query.as_ref()), chunks)),
+                ])
+            }
+            None => Line::from(format!("{name}not measured")),
+        };
+        lines.push(line);
+    }
 }
 
 /// The memory bars as text: `label value ███`, the value always left of its bar (never drawn
@@ -252,7 +431,12 @@ mod tests {
             })
             .unwrap();
         let t = render_text(&s, 80, 24);
-        assert!(t.contains("standard     measuring…"), "{t}");
+        // Measuring: the row shows the standard filter's theory meanwhile (9,585 bits, 1.004%).
+        let row = line_with(&t, "standard ").unwrap();
+        assert!(
+            row.contains("measuring…") && row.contains("9.60") && row.contains("1.004%"),
+            "{row}"
+        );
         // A real measurement of the standard row, as the worker would make it.
         let spec = bloomlab::FilterSpec {
             kind: FilterKind::Standard,
@@ -262,8 +446,17 @@ mod tests {
             queries: 20_000,
             ..MeasureConfig::new(spec, job.keys)
         };
-        let m = measure(&cfg, &Control::default()).unwrap();
+        let mut m = measure(&cfg, &Control::default()).unwrap();
         let fpr = m.fpr;
+        // Timings as the shared machine gives them: a mean pulled up by one slow chunk; the
+        // table shows the median, and v the range.
+        m.ns_per_query = 77.0;
+        m.timing.query = Some(bloomlab::measure::TimingStats {
+            median: 31.5,
+            min: 29.25,
+            max: 412.0,
+            samples: 7,
+        });
         update(
             &mut s,
             Msg::worker(WorkerEvent::CompareRow {
@@ -301,6 +494,29 @@ mod tests {
             assert!(t.contains("Memory"), "{t}");
             assert!(t.contains("18.45 kB*"), "{t}");
         }
+        s.one_in_n = true;
+        let t = render_text(&s, 80, 24);
+        let std = line_with(&t, "standard ").unwrap();
+        // The measured rate and the theory (1.004%) as 1 in N, "1/N" where "1 in" is too wide.
+        let one = super::fit(fpr, 8, true);
+        assert!(one.starts_with("1/") && std.contains(&one), "{std}");
+        assert!(std.contains("1/99.6"), "{std}");
+        let wide = render_text(&s, 140, 40);
+        let row = line_with(&wide, "standard ").unwrap();
+        assert!(row.contains(&crate::tui::fmt::rate(fpr, true)), "{row}");
+        s.one_in_n = false;
+        let t = render_text(&s, 80, 24);
+        let std = line_with(&t, "standard ").unwrap();
+        assert!(std.contains(" 31.5 ") && !std.contains("77.0"), "{std}");
+        update(&mut s, Msg::CycleView);
+        for (w, h) in [(80, 24), (140, 40)] {
+            let t = render_text(&s, w, h);
+            let std = line_with(&t, "standard ").unwrap();
+            let cells: Vec<&str> = std.trim_matches('│').split_whitespace().collect();
+            assert_eq!(cells[3..], ["31.5", "29.2–412", "7"], "{w}x{h}: {std}");
+            assert!(t.contains("median (fastest–slowest)"), "{t}");
+        }
+        update(&mut s, Msg::CycleView);
         let wide = render_text(&s, 140, 40);
         assert!(wide.contains("95% interval"), "{wide}");
         assert!(
@@ -309,6 +525,115 @@ mod tests {
         );
         // Every kind by its own rule: the job's spec carries n and p, never the standard's m, k.
         assert_eq!((job.base.m, job.base.k), (None, None));
+    }
+
+    /// e: the peer crates' rows, measured in the same worker job after the kinds (the job
+    /// asks for all seven), drawn with their memory and rate at 80×24; e again: the kinds.
+    #[cfg(feature = "peers")]
+    #[test]
+    fn peers_rows_show_their_measurements() {
+        use crate::tui::results::PEERS;
+        let mut s = State::new();
+        init(&mut s);
+        type_into(&mut s, Field::N, "1000");
+        update(&mut s, Msg::Goto(Tab::Compare));
+        let cmds = update(&mut s, Msg::TogglePeers);
+        // The kinds' job was running: e waits for it (no second job) …
+        assert!(cmds.is_empty(), "{cmds:?}");
+        // … and once it has finished, asks for the peers.
+        let job = s.compare.job;
+        let cmds = update(
+            &mut s,
+            Msg::worker(WorkerEvent::Finished {
+                slot: crate::tui::msg::Slot::Compare,
+                job,
+                stopped: None,
+            }),
+        );
+        let job = cmds
+            .iter()
+            .find_map(|c| match c {
+                Cmd::StartCompare(j) => Some(j.clone()),
+                _ => None,
+            })
+            .unwrap();
+        assert_eq!(job.peers, (0..PEERS.len()).collect::<Vec<_>>());
+        let mut results = Vec::new();
+        for i in 0..PEERS.len() {
+            let r = crate::tui::peers::measure_peer(i, 1_000, 0.01, 20_000, 1, &|| false).unwrap();
+            results.push(r.clone());
+            update(
+                &mut s,
+                Msg::worker(WorkerEvent::PeerRow {
+                    job: job.job,
+                    idx: i,
+                    outcome: RowOutcome::Done(r),
+                }),
+            );
+        }
+        let t = render_text(&s, 80, 24);
+        for (i, (name, like)) in PEERS.iter().enumerate() {
+            let row =
+                line_with(&t, &format!("│{name:<16} {like:<11} ")).unwrap_or_else(|| panic!("{t}"));
+            let r = &results[i];
+            assert!(
+                row.contains(&crate::tui::fmt::bytes(r.bytes as f64)),
+                "{row}"
+            );
+            assert!(row.contains(&super::fit(r.fpr(), 8, false)), "{row}");
+            assert!(row.ends_with('│'), "{row}");
+        }
+        // fastbloom at 1%: about 10 bits per key.
+        let fb = results[0].bytes as f64 * 8.0 / 1_000.0;
+        assert!((8.0..14.0).contains(&fb), "{fb}");
+        update(&mut s, Msg::TogglePeers);
+        let t = render_text(&s, 80, 24);
+        assert!(line_with(&t, "fastbloom ").is_none(), "{t}");
+        assert!(line_with(&t, "standard ").is_some(), "{t}");
+    }
+
+    /// At n = 10^9 the table is refused (over 2^33 bits), yet every row shows its kind's
+    /// theory: bits/key, memory and model rate, not "pending" alone.
+    #[test]
+    fn refused_rows_show_theory() {
+        let mut s = State::new();
+        init(&mut s);
+        type_into(&mut s, Field::N, "1e9");
+        update(&mut s, Msg::Goto(Tab::Compare));
+        assert!(matches!(
+            s.compare.status,
+            crate::tui::state::RunStatus::Refused(_)
+        ));
+        for (w, h) in [(80, 24), (140, 40)] {
+            let t = render_text(&s, w, h);
+            // 9,585,058,377 bits in whole words: 1,198,132,304 bytes, 9.59 bits per key, 1.004%.
+            let std = line_with(&t, "standard ").unwrap();
+            assert!(
+                std.contains("9.59") && std.contains("1.20 GB") && std.contains("refused"),
+                "{std}"
+            );
+            assert!(std.contains("1.004%") || std.contains("1.00%"), "{std}");
+            assert!(std.contains(" no   no"), "{std}");
+            for kind in FilterKind::ALL {
+                let row = line_with(&t, &format!("│{:<12} ", kind.name())).unwrap();
+                assert!(
+                    row.contains("refused") && row.contains('%'),
+                    "{kind}: {row}"
+                );
+                assert!(row.contains(" GB") || row.contains(" MB"), "{kind}: {row}");
+            }
+            let cuckoo = line_with(&t, "cuckoo ").unwrap();
+            let m = crate::tui::model::model(&bloomlab::FilterSpec::new(
+                FilterKind::Cuckoo,
+                1_000_000_000,
+                0.01,
+            ))
+            .unwrap();
+            assert!(
+                cuckoo.contains(&crate::tui::fmt::bytes(m.bytes as f64)),
+                "{cuckoo}"
+            );
+        }
     }
 
     /// Every row at 80×24 ends inside its border (the cuckoo row at n = 10^6, theory 0.09310%,

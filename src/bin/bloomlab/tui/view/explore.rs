@@ -1,12 +1,13 @@
 //! Explore: controls, theory numbers, FPR charts, the bit array and the live measurement.
 
+use bloomlab::measure::TimingStats;
 use bloomlab::theory;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Axis, Block, Chart, Dataset, GraphType, LineGauge, Paragraph};
+use ratatui::widgets::{Axis, Block, Chart, Dataset, GraphType, LineGauge, Paragraph, Wrap};
 
 use super::{ACCENT, BAD, MARK, MEASURED, bold, selected};
 use crate::tui::fmt;
@@ -22,7 +23,7 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
         Layout::vertical([Constraint::Length(11), Constraint::Min(3)]).areas(left);
     draw_controls(f, e, design.as_ref().ok(), controls);
     match &design {
-        Ok(d) => draw_numbers(f, e, d, numbers),
+        Ok(d) => draw_numbers(f, e, d, s.one_in_n, numbers),
         Err(msg) => f.render_widget(
             Paragraph::new(Line::from(Span::styled(msg.clone(), bold().fg(BAD))))
                 .block(Block::bordered().title(" Numbers ")),
@@ -40,7 +41,19 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
         Constraint::Length(1),
     ])
     .areas(right);
-    if tall {
+    if e.chart == ChartView::Details {
+        // The details take the picture's rows too: at 80×24 a blocked filter's seven lines
+        // (two of them wrapped) need them.
+        let [top, _, _] = Layout::vertical([
+            Constraint::Min(6),
+            Constraint::Length(0),
+            Constraint::Length(1),
+        ])
+        .areas(right);
+        draw_details(f, e, top);
+        draw_gauge(f, e, gauge);
+        return;
+    } else if tall {
         let [a, b] = Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)])
             .areas(charts);
         chart_k(f, e, &d, a);
@@ -52,8 +65,8 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
         chart_n(f, e, &d, b);
     } else {
         match e.chart {
-            ChartView::FprVsK => chart_k(f, e, &d, charts),
             ChartView::FprVsN => chart_n(f, e, &d, charts),
+            _ => chart_k(f, e, &d, charts),
         }
     }
     draw_picture(f, e, &d, picture);
@@ -179,7 +192,8 @@ fn memory_lines(e: &Explore, d: &Design, lines: &mut Vec<Line<'_>>) -> Option<u6
     }
 }
 
-fn draw_numbers(f: &mut Frame<'_>, e: &Explore, d: &Design, area: Rect) {
+fn draw_numbers(f: &mut Frame<'_>, e: &Explore, d: &Design, one_in: bool, area: Rect) {
+    let rate = |p| fmt::rate(p, one_in);
     let r = &e.run;
     let mut lines = Vec::new();
     let bytes = memory_lines(e, d, &mut lines);
@@ -219,18 +233,18 @@ fn draw_numbers(f: &mut Frame<'_>, e: &Explore, d: &Design, area: Rect) {
     }
     lines.push(Line::from(vec![
         Span::raw("FPR classic  "),
-        Span::styled(fmt::prob(d.classic), bold().fg(ACCENT)),
+        Span::styled(rate(d.classic), bold().fg(ACCENT)),
     ]));
     let exact = match e.exact_for(d) {
-        Some(v) => Span::styled(fmt::prob(v), bold().fg(ACCENT)),
+        Some(v) => Span::styled(rate(v), bold().fg(ACCENT)),
         None => Span::raw("computing…"),
     };
     lines.push(Line::from(vec![Span::raw("FPR exact    "), exact]));
-    measured_lines(r, &mut lines);
+    measured_lines(r, one_in, &mut lines);
     lines.push(Line::from(format!(
         "past capacity: 2n {} · 10n {}",
-        fmt::prob(theory::fpr_classic(d.m_actual, d.n.saturating_mul(2), d.k)),
-        fmt::prob(theory::fpr_classic(d.m_actual, d.n.saturating_mul(10), d.k)),
+        rate(theory::fpr_classic(d.m_actual, d.n.saturating_mul(2), d.k)),
+        rate(theory::fpr_classic(d.m_actual, d.n.saturating_mul(10), d.k)),
     )));
     lines.push(Line::from(format!(
         "HashSet<u64> ≈ {} (estimate)",
@@ -248,28 +262,98 @@ fn draw_numbers(f: &mut Frame<'_>, e: &Explore, d: &Design, area: Rect) {
         lines.push(Line::from(format!(
             "model ({})  {}",
             e.params.kind.name(),
-            fmt::prob(model)
+            rate(model)
         )));
     }
-    if let (Some(ins), Some(q)) = (r.ns_insert, r.ns_query) {
-        lines.push(Line::from(format!(
-            "ns/insert {}  ns/query {}",
-            fmt::ns(ins),
-            fmt::ns(q)
+    if let Some(ins) = r.ns_insert {
+        lines.push(Line::from(timing_line(
+            "ns/insert",
+            ins,
+            r.insert_timing.as_ref(),
+        )));
+    }
+    if let Some(q) = r.ns_query {
+        lines.push(Line::from(timing_line(
+            "ns/query ",
+            q,
+            r.query_timing.as_ref(),
         )));
     }
     for (k, v) in &r.details {
         lines.push(Line::from(format!("{k}: {v}")));
     }
+    // Long lines (the filters' details) wrap instead of running past the border.
     f.render_widget(
-        Paragraph::new(lines).block(Block::bordered().title(" Numbers ")),
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(Block::bordered().title(" Numbers ")),
+        area,
+    );
+}
+
+/// `label median (min–max)` over the timed chunks, or the mean alone before any chunk (or for
+/// a static set, whose construction is timed whole).
+fn timing_line(label: &str, mean: f64, t: Option<&TimingStats>) -> String {
+    match t {
+        Some(t) if t.samples > 1 => format!(
+            "{label} {} ({}–{})",
+            fmt::ns(t.median),
+            fmt::ns(t.min),
+            fmt::ns(t.max)
+        ),
+        Some(t) => format!("{label} {}", fmt::ns(t.median)),
+        None => format!("{label} {}", fmt::ns(mean)),
+    }
+}
+
+/// `v`'s third view: the timings with their spread and the filter's own details, wrapped.
+fn draw_details(f: &mut Frame<'_>, e: &Explore, area: Rect) {
+    let r = &e.run;
+    let mut lines = vec![Line::from(Span::styled(
+        "ns per key: median (fastest–slowest) of chunks of 16,384 keys",
+        Style::default().fg(ACCENT),
+    ))];
+    for (what, mean, t) in [
+        ("insert", r.ns_insert, r.insert_timing.as_ref()),
+        ("query ", r.ns_query, r.query_timing.as_ref()),
+    ] {
+        let text = match (t, mean) {
+            (Some(t), _) => format!(
+                "{what} {} ({}–{}) over {} chunks",
+                fmt::ns(t.median),
+                fmt::ns(t.min),
+                fmt::ns(t.max),
+                fmt::int(t.samples as u64)
+            ),
+            (None, Some(m)) if e.params.kind.caps().static_set && what == "insert" => {
+                format!("{what} {} (built whole: one time)", fmt::ns(m))
+            }
+            (None, Some(m)) => format!("{what} {}", fmt::ns(m)),
+            (None, None) => format!("{what} …"),
+        };
+        lines.push(Line::from(Span::styled(text, bold())));
+    }
+    if r.details.is_empty() {
+        lines.push(Line::from("details: once the filter is built"));
+    }
+    for (k, v) in &r.details {
+        lines.push(Line::from(vec![
+            Span::styled(format!("{k}: "), bold()),
+            Span::raw(v.clone()),
+        ]));
+    }
+    f.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(Block::bordered().title(" Timings and details (v: charts) ")),
         area,
     );
 }
 
 /// The measured rate and what its 95% interval covers: one filter's queries (Wilson), or the
 /// design over several independently seeded filters (Student's t over their rates).
-fn measured_lines(r: &ExploreRun, lines: &mut Vec<Line<'_>>) {
+fn measured_lines(r: &ExploreRun, one_in: bool, lines: &mut Vec<Line<'_>>) {
+    let rate = |p| fmt::rate(p, one_in);
     let t = r.instances;
     match (r.fpr(), &r.status) {
         (Some((fpr, lo, hi)), _) => {
@@ -280,7 +364,7 @@ fn measured_lines(r: &ExploreRun, lines: &mut Vec<Line<'_>>) {
             };
             lines.push(Line::from(vec![
                 Span::raw("measured     "),
-                Span::styled(fmt::prob(fpr), bold().fg(MEASURED)),
+                Span::styled(rate(fpr), bold().fg(MEASURED)),
                 Span::raw(what),
             ]));
             let covers = if t > 1 {
@@ -290,8 +374,8 @@ fn measured_lines(r: &ExploreRun, lines: &mut Vec<Line<'_>>) {
             };
             lines.push(Line::from(format!(
                 "  95% [{}, {}]{covers}",
-                fmt::prob(lo),
-                fmt::prob(hi)
+                rate(lo),
+                rate(hi)
             )));
         }
         (None, RunStatus::Refused(_)) => lines.push(Line::from(Span::styled(
@@ -787,6 +871,20 @@ mod tests {
                 ns_query: 30.0,
             }),
         );
+        let stats = |median, min, max, samples| bloomlab::measure::TimingStats {
+            median,
+            min,
+            max,
+            samples,
+        };
+        update(
+            &mut s,
+            Msg::worker(WorkerEvent::ExploreTiming {
+                job,
+                insert: Some(stats(40.0, 38.125, 52.0, 62)),
+                query: Some(stats(30.0, 28.0, 141.0, 58)),
+            }),
+        );
         let t = render_text(&s, 120, 40);
         has(&t, "measured     1.004% of 1M q");
         // Wilson 95% interval for 10,040 of 1,000,000.
@@ -794,7 +892,31 @@ mod tests {
         // 4,967,000 / 9,585,058 = 0.5182 against 1 − e^(−7/9.585) = 0.5182; no cell is off.
         has(&t, "fill 0.5182 · 1−e^(−kn/m) 0.5182");
         has(&t, "· 0 of 432 cells off >4σ");
-        has(&t, "ns/insert 40.0  ns/query 30.0");
+        // Timings: the median with the range of the timed chunks, not one number.
+        has(&t, "ns/insert 40.0 (38.1–52.0)");
+        has(&t, "ns/query  30.0 (28.0–141)");
+        // At 80×24 the Numbers pane has no room for them: v twice shows them in place of the
+        // chart, with the chunk counts.
+        update(&mut s, Msg::CycleView);
+        update(&mut s, Msg::CycleView);
+        let small = render_text(&s, 80, 24);
+        has(&small, "insert 40.0 (38.1–52.0) over 62 chunks");
+        has(&small, "query  30.0 (28.0–141) over 58 chunks");
+        update(&mut s, Msg::CycleView);
+        assert!(!render_text(&s, 80, 24).contains("over 62 chunks"));
+        // o: every rate as "1 in N" (10,040 of 10^6 = 1 in 99.6; classic 1.004% = 1 in 99.6),
+        // the key named in the footer; o again: percentages.
+        let t = render_text(&s, 80, 24);
+        assert!(t.lines().last().unwrap().contains("o 1-in-N"), "{t}");
+        update(&mut s, Msg::ToggleOneIn);
+        let t = render_text(&s, 120, 40);
+        has(&t, "FPR classic  1 in 99.6");
+        has(&t, "measured     1 in 99.6 of 1M q");
+        // Wilson interval [0.9846%, 1.024%] the other way up.
+        has(&t, "95% [1 in 102, 1 in 97.7] one filter");
+        has(&t, "past capacity: 2n 1 in 6.35 · 10n 1 in 1.00");
+        update(&mut s, Msg::ToggleOneIn);
+        has(&render_text(&s, 120, 40), "FPR classic  1.004%");
         has(&t, "measured");
         // Finished: the gauge says so.
         update(
@@ -809,6 +931,94 @@ mod tests {
             &render_text(&s, 80, 24),
             "done: 1,000,000 absent keys queried",
         );
+    }
+
+    /// The text inside the bordered pane titled `title`: its rows, trimmed, joined by spaces
+    /// (a wrapped line reads as one again).
+    fn pane(screen: &str, title: &str) -> String {
+        let rows: Vec<Vec<char>> = screen.lines().map(|l| l.chars().collect()).collect();
+        let (top, x0) = rows
+            .iter()
+            .enumerate()
+            .find_map(|(y, r)| {
+                let line: String = r.iter().collect();
+                let at = line.find(title)?;
+                let col = line[..at].chars().count();
+                let left = r[..col].iter().rposition(|&c| c == '┌')?;
+                Some((y, left))
+            })
+            .unwrap_or_else(|| panic!("no pane {title:?} in\n{screen}"));
+        let x1 = x0
+            + rows[top][x0..]
+                .iter()
+                .position(|&c| c == '┐')
+                .expect("corner");
+        let mut out = Vec::new();
+        for r in &rows[top + 1..] {
+            if r[x0] == '└' {
+                break;
+            }
+            out.push(r[x0 + 1..x1].iter().collect::<String>().trim().to_string());
+        }
+        out.join(" ")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// A blocked filter's details (the longest: "model fpr, classic inner (Putze et al. as
+    /// published)") are shown whole at 80, 120 and 200 columns: wrapped, never cut.
+    #[test]
+    fn details_wrap_instead_of_being_cut() {
+        use bloomlab::{Filter, FilterKind, FilterSpec};
+        let mut s = State::new();
+        init(&mut s);
+        s.explore.field = Field::Kind;
+        while s.explore.params.kind != FilterKind::Blocked {
+            update(&mut s, Msg::Right);
+        }
+        let job = s.explore.run.job;
+        let mut f = FilterSpec::new(FilterKind::Blocked, 1_000_000, 0.01)
+            .build()
+            .unwrap();
+        for i in 0..1_000_000u64 {
+            f.insert(&i.to_le_bytes());
+        }
+        let details = f.details();
+        assert!(
+            details
+                .iter()
+                .any(|(k, _)| k.contains("Putze et al. as published"))
+        );
+        update(
+            &mut s,
+            Msg::worker(WorkerEvent::ExploreBuilt {
+                job,
+                bits: f.bits(),
+                bytes: f.bytes(),
+                fill: None,
+                ns_insert: 40.0,
+                model_fpr: f.expected_fpr(),
+                details: details.clone(),
+            }),
+        );
+        let whole = |text: &str| {
+            for (k, v) in &details {
+                let want = format!("{k}: {v}");
+                let want = want.split_whitespace().collect::<Vec<_>>().join(" ");
+                assert!(text.contains(&want), "{want:?} not whole in {text:?}");
+            }
+        };
+        // Numbers holds them where it is tall enough.
+        for (w, h) in [(120, 40), (200, 50)] {
+            whole(&pane(&render_text(&s, w, h), "Numbers"));
+        }
+        // v twice: the details view, at every size, 80×24 included.
+        update(&mut s, Msg::CycleView);
+        update(&mut s, Msg::CycleView);
+        for (w, h) in [(80, 24), (120, 40), (200, 50)] {
+            whole(&pane(&render_text(&s, w, h), "Timings and details"));
+        }
     }
 
     #[test]

@@ -15,8 +15,8 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
         &[
             ("Tab / Shift-Tab", "next / previous screen"),
             (
-                "1 2 3 4 5",
-                "Explore, Compare, Hashes, Walkthrough, Lessons",
+                "1 2 3 4 5 6",
+                "Explore, Compare, Hashes, Walkthrough, Lessons, Trade-offs",
             ),
             ("? or F1", "this help"),
             ("q, Ctrl-C", "quit"),
@@ -40,14 +40,40 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
                 "a",
                 "automatic again: k optimal (on k), m from n and p (on m, bits/key, p)",
             ),
-            ("v", "switch chart when only one fits: FPR vs k / FPR vs n"),
+            (
+                "v",
+                "next view: FPR vs k / FPR vs n / timings (median and range) and the filter's details",
+            ),
             (
                 "r",
                 "measure again with fresh keys (another filter instance)",
             ),
+            (
+                "o",
+                "rates as \"1 in N\" / as percentages (Explore and Compare)",
+            ),
+            (
+                "y",
+                "show the bloomlab measure / calc command reproducing the screen",
+            ),
+            ("g", "run a measurement refused by its time estimate anyway"),
         ],
     ),
-    ("Compare", &[("r", "measure again with fresh keys")]),
+    (
+        "Compare",
+        &[
+            ("r", "measure again with fresh keys"),
+            ("o", "rates as \"1 in N\" / as percentages"),
+            (
+                "e",
+                "the peer crates' rows (fastbloom, sbbf-rs-safe, growable-bloom-filter, cuckoofilter, qfilter, xorf), measured in the same worker",
+            ),
+            (
+                "v",
+                "rates / timings: ns per key as median (fastest–slowest) of timed chunks",
+            ),
+        ],
+    ),
     (
         "Hashes",
         &[
@@ -94,6 +120,22 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
             ),
         ],
     ),
+    (
+        "Trade-offs",
+        &[
+            (
+                "↑ ↓",
+                "select n, p, the cost of a false positive, the hit ratio, static, deletes",
+            ),
+            (
+                "← → or - +",
+                "change it: n and p in 1-2-5 steps, the cost ×2, hits ±5%",
+            ),
+            ("PgUp PgDn", "big steps (three small ones; the cost ×8)"),
+            ("s / d", "static kinds allowed / keys must be removable"),
+            ("o", "rates as \"1 in N\""),
+        ],
+    ),
 ];
 
 /// What to look at, one paragraph per screen.
@@ -120,7 +162,10 @@ pub const SCREENS: &[(&str, &str)] = &[
         "Every filter kind at the same n and p, with the hash, strategy and keys of Explore: \
          bits per key, memory, measured FPR with its interval (one filter of each kind) against \
          the filter's theory, \
-         nanoseconds per insert and per query, and whether it can delete or grow. The bars put \
+         nanoseconds per insert and per query (medians of timed chunks; v shows their range: \
+         the machine is shared, one number alone can mislead), and whether it can delete or \
+         grow. A row not measured (too big, or still pending) shows its kind's theory: bits \
+         per key, memory and model rate from its sizing rule. The bars put \
          the memory next to a HashSet<u64> holding the same keys exactly.",
     ),
     (
@@ -148,6 +193,18 @@ pub const SCREENS: &[(&str, &str)] = &[
          hash, blocked memory, a static set, cuckoo deletes. Each names its chapter, has one \
          setting to change and one question; the numbers come from the library and small real \
          filters built on the spot. Progress lasts for the session.",
+    ),
+    (
+        "Trade-offs",
+        "Which filter for a workload: n keys at rate p, a false positive wasting some work (a \
+         disk read is ~10 µs, a database query ~1 ms), a share of queries for present keys. \
+         Every kind and variant the constraints admit is sized for p by its own rule and \
+         priced from theory alone (no filter is built, so the screen follows every key): \
+         bits per key, model FPR, a model lookup time, and the expected cost per query, lookup \
+         + (1 − hits) · FPR · negative cost (Lang et al., PVLDB 2019). ★ marks the Pareto \
+         front over bits/key, FPR and lookup; ▶ the cheapest. Make false positives cheap and \
+         the fastest lookup wins; make them dear and the lowest rate does. bloomlab choose \
+         measures the same candidates for real.",
     ),
 ];
 
@@ -189,7 +246,7 @@ mod tests {
     fn lists_every_key_and_every_screen() {
         let mut s = State::new();
         update(&mut s, Msg::Goto(Tab::Help));
-        let t = render_text(&s, 160, 80);
+        let t = render_text(&s, 160, 100);
         for (group, keys) in KEYS {
             assert!(t.contains(group), "{group}");
             for (k, what) in *keys {

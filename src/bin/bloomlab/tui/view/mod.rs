@@ -9,6 +9,7 @@ mod explore;
 mod hashes;
 mod help;
 mod lessons;
+mod tradeoffs;
 mod walkthrough;
 
 use ratatui::Frame;
@@ -59,6 +60,7 @@ pub fn draw(f: &mut Frame<'_>, s: &State) {
         Tab::Hashes => hashes::draw(f, s, main),
         Tab::Walkthrough => walkthrough::draw(f, s, main),
         Tab::Lessons => lessons::draw(f, s, main),
+        Tab::Tradeoffs => tradeoffs::draw(f, s, main),
         Tab::Help => help::draw(f, s, main),
     }
     draw_status(f, s, bottom);
@@ -72,17 +74,25 @@ fn draw_tabs(f: &mut Frame<'_>, s: &State, area: Rect) {
             if *t == Tab::Help {
                 format!("? {}", t.title())
             } else if *t == Tab::Walkthrough && area.width < 90 {
-                // Six tabs and the activity label fit in 80 columns.
+                // Seven tabs and the activity label fit in 80 columns.
                 format!("{} Walk", i + 1)
+            } else if *t == Tab::Tradeoffs && area.width < 90 {
+                format!("{} Trade", i + 1)
             } else {
                 format!("{} {}", i + 1, t.title())
             }
         })
         .collect();
     let busy = activity(s);
+    // At 80 columns the seven tabs leave no room to spare: the label starts with its gap.
+    let busy = if busy.is_empty() {
+        busy
+    } else {
+        format!(" {busy}")
+    };
     let [left, right] = Layout::horizontal([
         Constraint::Min(0),
-        Constraint::Length(busy.chars().count() as u16 + 1),
+        Constraint::Length(busy.chars().count() as u16),
     ])
     .areas(area);
     f.render_widget(
@@ -90,7 +100,7 @@ fn draw_tabs(f: &mut Frame<'_>, s: &State, area: Rect) {
             .select(s.tab.index())
             .highlight_style(selected())
             .divider("│")
-            .padding(" ", " "),
+            .padding(" ", if area.width < 90 { "" } else { " " }),
         left,
     );
     f.render_widget(Paragraph::new(Span::styled(busy, bold().fg(ACCENT))), right);
@@ -117,12 +127,12 @@ fn hints(s: &State) -> (&'static str, &'static str) {
             "type a value (1e6, 1%, 1/100, 64KiB, 2^16) · Enter apply · Esc cancel",
         ),
         Tab::Explore => (
-            "↑↓ field  ←→/+- change  PgUp/PgDn ×10  Enter type  a auto  v chart  r remeasure  y command  g run anyway  Tab screen  ? help  q quit",
-            "↑↓ field ←→ change Enter type a auto v chart r again y cmd g go ? help q quit",
+            "↑↓ field  ←→/+- change  PgUp/PgDn ×10  Enter type  a auto  v chart/timings  o 1 in N  r remeasure  y command  g run anyway  Tab screen  ? help  q quit",
+            "↑↓ field ←→ change Enter type a auto v view o 1-in-N r again y cmd g go q quit",
         ),
         Tab::Compare => (
-            "r remeasure with fresh keys · n, p, hash, strategy and keys come from Explore · Tab screen · ? help · q quit",
-            "r remeasure · y command · g run anyway · settings from Explore · q quit",
+            "r remeasure with fresh keys · v rates/timings · o rates as 1 in N · e peer crates · y command · g run anyway · n, p, hash, strategy and keys come from Explore · ? help · q quit",
+            "r again · v timings · o 1-in-N · e peers · y cmd · g go · ? help · q quit",
         ),
         Tab::Hashes => (
             "↑↓←→ cell  k/K key kind  +/- n  v metric  r remeasure  Tab screen  ? help  q quit",
@@ -140,9 +150,13 @@ fn hints(s: &State) -> (&'static str, &'static str) {
             "↑↓ lesson  ←→ change the setting  a b c answer  Tab screen  ? help  q quit",
             "↑↓ lesson  ←→ change the setting  a b c answer  ? help  q quit",
         ),
+        Tab::Tradeoffs => (
+            "↑↓ setting  ←→/+- change  PgUp/PgDn ×8 or ×10³  s static kinds  d deletes  o 1 in N  Tab screen  ? help  q quit",
+            "↑↓ setting ←→ change PgUp/PgDn big s static d deletes o 1-in-N ? help q quit",
+        ),
         Tab::Help => (
-            "↑↓ PgUp/PgDn scroll · 1-5 or Tab for a screen · q quit",
-            "↑↓ PgUp/PgDn scroll · 1-5 or Tab for a screen · q quit",
+            "↑↓ PgUp/PgDn scroll · 1-6 or Tab for a screen · q quit",
+            "↑↓ PgUp/PgDn scroll · 1-6 or Tab for a screen · q quit",
         ),
     }
 }
@@ -231,6 +245,7 @@ mod tests {
                         "3 Hashes",
                         "4 Walk",
                         "5 Lessons",
+                        "6 Trade",
                         "? Help",
                     ] {
                         assert!(text.contains(title), "{t:?} {w}x{h}: tab bar\n{text}");

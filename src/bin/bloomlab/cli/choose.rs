@@ -1,0 +1,302 @@
+//! `bloomlab choose`: which filter, at which rate, for a workload on this machine. Every kind
+//! (and its main variants) that meets the constraints is built with the workload's n and key
+//! kind, measured, and ranked by expected cost per query (`bloomlab::choose`).
+
+use super::out::{errln, outln};
+use super::{parse_m, parse_n, parse_p, pct};
+use bloomlab::choose::{self, Choice, Constraints, Target};
+use bloomlab::measure::Control;
+use bloomlab::workload::KeyKind;
+use bloomlab::{Error, Param, Result, units};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+fn parse_keys(s: &str) -> std::result::Result<KeyKind, String> {
+    s.parse().map_err(|e: Error| e.to_string())
+}
+fn parse_cost(s: &str) -> std::result::Result<f64, String> {
+    choose::parse_duration_ns(s).map_err(|e| units::describe(&e))
+}
+fn parse_share(s: &str) -> std::result::Result<f64, String> {
+    match units::parse_number(s.trim_end_matches('%'), Param::Other("hit-ratio")) {
+        Ok(v) => {
+            let v = if s.ends_with('%') { v / 100.0 } else { v };
+            if (0.0..=1.0).contains(&v) {
+                Ok(v)
+            } else {
+                Err(format!(
+                    "'{s}' is out of range: a share from 0 to 1 (0.1, 10%)"
+                ))
+            }
+        }
+        Err(e) => Err(units::describe(&e)),
+    }
+}
+fn parse_bpk(s: &str) -> std::result::Result<f64, String> {
+    units::parse_number(s, Param::Other("bits-per-key")).map_err(|e| units::describe(&e))
+}
+fn parse_threads(s: &str) -> std::result::Result<u32, String> {
+    super::parse_count_in(s, Param::Other("threads"), 1..=256).map(|t| t as u32)
+}
+
+/// Which filter, at which rate, for this workload on this machine: every kind (and variant: k,
+/// bucket size, arity, block size) that meets the constraints is built with your n and key
+/// kind, measured (FPR with its 95% interval, bits/key, build and lookup time), and ranked by
+/// expected cost per query = lookup + (1 − hit ratio) · FPR · negative cost (Lang et al.,
+/// PVLDB 2019). Give one of --p, --bits-per-key, --memory.
+///
+/// JSON (--json, and choose.json under --out): `constraints` (the flags), `candidates` (one
+/// object per variant: `label`, `spec` (the FilterSpec built), `measured`, `bytes`,
+/// `bits_per_key`, `fpr`, `fpr_ci95` [lo, hi], `fpr_model`, `queries`, `build_ns_per_key`,
+/// `hit_ns` and `miss_ns` ({median, min, max, samples} over timing samples, ns per key),
+/// `miss_ns_threads` (with --threads > 1), `lookup_ns` (h·hit + (1−h)·miss, medians),
+/// `expected_cost_ns`), `pareto` (indices into candidates of the set over bits/key, FPR and
+/// lookup ns), `recommendation` {`best`, `runner_up` (indices), `cost_ratio` (runner-up cost /
+/// best cost), `reason`, `command`}, `crossovers` [{`negative_cost_ns`, `from`, `to`}] (where the
+/// cheapest candidate changes between 1 ns and 10 ms), `left_out` [[label, reason]].
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Keys the filter will hold (10^6, 1e7, 100k).
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_n)]
+    pub n: u64,
+    /// Target false-positive rate, strictly between 0 and 1 (1%, 0.001, 1/1000).
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_p,
+          required_unless_present_any = ["bits_per_key", "memory"],
+          conflicts_with_all = ["bits_per_key", "memory"])]
+    pub p: Option<f64>,
+    /// Space per key instead of --p: each candidate at the lowest rate that fits.
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_bpk, conflicts_with = "memory")]
+    pub bits_per_key: Option<f64>,
+    /// Memory for all n keys instead of --p: 1.2MB, 64KiB, 10Mbit (a bare number counts bits).
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_m)]
+    pub memory: Option<u64>,
+    /// Key kind: u64, seq, string, email, url.
+    #[arg(long, value_parser = parse_keys, default_value = "u64")]
+    pub keys: KeyKind,
+    /// The work a true negative saves: 50ns (a hash-table probe), 10us (an SSD read), 1ms (a
+    /// database query). A bare number is ns.
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_cost, default_value = "1us")]
+    pub negative_cost: f64,
+    /// Share of queries for present keys, 0 to 1 (0.1, 10%).
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_share, default_value = "0.1")]
+    pub hit_ratio: f64,
+    /// Keys are deleted: only removable kinds (counting, cuckoo, quotient).
+    #[arg(long)]
+    pub deletes: bool,
+    /// The set grows past n: only kinds that keep their rate while growing (scalable).
+    #[arg(long)]
+    pub grows: bool,
+    /// The set is built once and never changes: static kinds (xor, binary-fuse, ribbon) too.
+    #[arg(long = "static")]
+    pub allow_static: bool,
+    /// Threads querying at once (1 to 256): above 1, absent-key lookups are also timed with
+    /// that many threads sharing the filter, and that time enters the cost.
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_threads, default_value = "1")]
+    pub threads: u32,
+    /// Master seed of keys and hashes.
+    #[arg(long, allow_hyphen_values = true, default_value_t = 1)]
+    pub seed: u64,
+    /// Fewer queries (10^5) and one trial: seconds at n = 10^6 in release.
+    #[arg(long)]
+    pub quick: bool,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write choose.json and the figures (choose-fpr and choose-cost, .svg and .png) here.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+impl Args {
+    /// The constraints these flags ask for.
+    #[must_use]
+    pub fn constraints(&self) -> Constraints {
+        let target = match (self.p, self.bits_per_key, self.memory) {
+            (Some(p), _, _) => Target::Fpr(p),
+            (None, Some(b), _) => Target::BitsPerKey(b),
+            (None, None, Some(bits)) => Target::Memory(bits / 8),
+            (None, None, None) => Target::Fpr(0.01),
+        };
+        Constraints {
+            keys: self.keys,
+            negative_cost_ns: self.negative_cost,
+            hit_ratio: self.hit_ratio,
+            deletes: self.deletes,
+            grows: self.grows,
+            allow_static: self.allow_static,
+            threads: self.threads,
+            quick: self.quick,
+            seed: self.seed,
+            ..Constraints::new(self.n, target)
+        }
+    }
+}
+
+/// Run the command.
+///
+/// # Errors
+/// Constraints no filter meets (one line naming the constraint); write failures under --out.
+pub fn run(a: &Args) -> Result<()> {
+    let c = a.constraints();
+    // Refuse before any work (and before a progress bar appears).
+    let cands = choose::candidates(&c)?;
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let b = ProgressBar::new(1000);
+        b.set_style(
+            ProgressStyle::with_template(&format!(
+                "{{spinner}} measuring {} candidates [{{bar:40}}] {{percent}}% eta {{eta}}",
+                cands.len()
+            ))
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        b
+    });
+    let progress = |f: f64| {
+        if let Some(b) = &bar {
+            b.set_position((f * 1000.0) as u64);
+        }
+    };
+    let ctl = Control {
+        progress: Some(&progress),
+        cancel: None,
+    };
+    let r = choose::run(&c, &ctl);
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let ch = r?;
+    if let Some(dir) = &a.out {
+        write_out(dir, &ch)?;
+    }
+    if a.json {
+        outln!("{}", to_json(&ch)?)
+    } else {
+        print_text(&ch)?;
+        if let Some(dir) = &a.out {
+            errln!(
+                "wrote {0}/choose.json, {0}/choose-fpr.svg/.png, {0}/choose-cost.svg/.png",
+                dir.display()
+            );
+        }
+        Ok(())
+    }
+}
+
+/// The JSON document.
+///
+/// # Errors
+/// Never in practice (plain data).
+pub fn to_json(ch: &Choice) -> Result<String> {
+    serde_json::to_string_pretty(ch).map_err(|e| Error::Corrupt(e.to_string()))
+}
+
+fn write_out(dir: &std::path::Path, ch: &Choice) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::Io {
+        path: dir.display().to_string(),
+        message: e.to_string(),
+    })?;
+    let json = to_json(ch)?;
+    bloomlab::persist::write_atomic_with(
+        &dir.join("choose.json"),
+        bloomlab::persist::WriteOptions::default(),
+        |w| w.write_all(json.as_bytes()),
+    )?;
+    for (name, chart) in [
+        ("choose-fpr", choose::chart::fpr_chart(ch)),
+        ("choose-cost", choose::chart::cost_chart(ch)),
+    ] {
+        chart.save_svg(&dir.join(format!("{name}.svg")))?;
+        chart.save_png(&dir.join(format!("{name}.png")))?;
+    }
+    Ok(())
+}
+
+fn spread(t: &bloomlab::measure::TimingStats) -> String {
+    format!("{:.1} [{:.1}–{:.1}]", t.median, t.min, t.max)
+}
+
+fn print_text(ch: &Choice) -> Result<()> {
+    let c = &ch.constraints;
+    outln!(
+        "choose: {}, {} keys, negative cost {}, hit ratio {}{}",
+        c.describe(),
+        c.keys,
+        choose::format_ns(c.negative_cost_ns),
+        c.hit_ratio,
+        if c.threads > 1 {
+            format!(", {} threads", c.threads)
+        } else {
+            String::new()
+        }
+    )?;
+    outln!(
+        "{:<22} {:>8} {:>24} {:>8} {:>20} {:>20} {:>10}  ",
+        "candidate",
+        "bits/key",
+        "FPR [95% CI]",
+        "build ns",
+        "hit ns med [min–max]",
+        "miss ns med [min–max]",
+        "cost ns/q"
+    )?;
+    for (i, m) in ch.candidates.iter().enumerate() {
+        let mark = match (
+            i == ch.recommendation.best,
+            Some(i) == ch.recommendation.runner_up,
+            ch.pareto.contains(&i),
+        ) {
+            (true, _, _) => "<- chosen",
+            (_, true, true) => "runner-up, pareto",
+            (_, true, false) => "runner-up",
+            (_, _, true) => "pareto",
+            _ => "",
+        };
+        outln!(
+            "{:<22} {:>8.2} {:>24} {:>8.1} {:>20} {:>20} {:>10.1}  {mark}",
+            m.label,
+            m.bits_per_key,
+            format!(
+                "{} [{}, {}]",
+                pct(m.fpr),
+                pct(m.fpr_ci95[0]),
+                pct(m.fpr_ci95[1])
+            ),
+            m.build_ns_per_key.unwrap_or(f64::NAN),
+            spread(&m.hit_ns),
+            spread(&m.miss_ns),
+            m.expected_cost_ns
+        )?;
+    }
+    for (label, why) in &ch.left_out {
+        outln!("{label:<22} left out: {why}")?;
+    }
+    let names: Vec<&str> = ch
+        .pareto
+        .iter()
+        .map(|&i| ch.candidates[i].label.as_str())
+        .collect();
+    outln!(
+        "pareto set (bits/key, FPR, lookup ns): {}",
+        names.join(", ")
+    )?;
+    let r = &ch.recommendation;
+    outln!("recommendation: {}", ch.candidates[r.best].label)?;
+    outln!("  why: {}", r.reason)?;
+    if let (Some(ru), Some(ratio)) = (r.runner_up, r.cost_ratio) {
+        outln!(
+            "  runner-up: {} ({:.1} ns per query, {ratio:.2}× the chosen one's cost)",
+            ch.candidates[ru].label,
+            ch.candidates[ru].expected_cost_ns
+        )?;
+    }
+    for x in &ch.crossovers {
+        outln!(
+            "  crossover at {}: {} → {}",
+            choose::format_ns(x.negative_cost_ns),
+            ch.candidates[x.from].label,
+            ch.candidates[x.to].label
+        )?;
+    }
+    outln!("  rebuild: {}", r.command)
+}

@@ -1,0 +1,245 @@
+//! The model side of `choose`: a candidate's bits and false-positive rate from theory alone
+//! (no filter built, no key hashed), and a rough per-kind cost of one lookup from the cache
+//! lines it touches. Cheap enough to recompute on every keystroke of a live screen.
+
+use crate::error::Result;
+use crate::filter::FilterKind;
+use crate::spec::FilterSpec;
+use crate::theory;
+
+/// What theory says about one sized candidate.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct ModelPoint {
+    /// Payload bits (table, bit array or counters × 4), without the struct's few words.
+    pub bits: u64,
+    /// `bits / n`.
+    pub bits_per_key: f64,
+    /// The kind's own model rate with n items stored.
+    pub fpr: f64,
+    /// Cache lines one query of a present key touches (model).
+    pub lines_hit: f64,
+    /// Cache lines one query of an absent key touches (model; Bloom kinds stop at the first 0).
+    pub lines_miss: f64,
+}
+
+/// The model point of `spec` holding `spec.n` keys.
+///
+/// Formulas: Bloom (1970) / Broder & Mitzenmacher (2004) `(1 − e^(−kn/m))^k` for standard and
+/// scalable's first layer; Fan et al. (2000) for counting; Putze, Sanders & Singler (2007,
+/// "Cache-, hash- and space-efficient Bloom filters", WEA, §3) for blocked and split-block;
+/// Fan, Andersen, Kaminsky & Mitzenmacher (2014, CoNEXT, §4) for cuckoo at its load; Bender et
+/// al. (2012, "Don't thrash", PVLDB) for quotient; `2^−f` for xor (Graf & Lemire 2020, JEA),
+/// binary fuse (Graf & Lemire 2022, JEA) and ribbon (Dillinger & Walzer 2021). Each is the
+/// function of [`crate::theory`] named in the code.
+///
+/// # Errors
+/// The sizing refusals of the kind's theory module (n, p, m, k, widths out of range).
+pub fn model_point(spec: &FilterSpec) -> Result<ModelPoint> {
+    let n = theory::check_n(spec.n)?;
+    let nf = n as f64;
+    // Share of the bits a Bloom query meets set: about 1/2 at the optimum, so an absent key
+    // stops after 1/(1 − fill) probes on average.
+    let bloom_miss = |m: u64, k: u32| {
+        let fill = theory::expected_fill(m, n, k).clamp(0.0, 0.999);
+        (1.0 / (1.0 - fill)).min(f64::from(k))
+    };
+    let (bits, fpr, hit, miss) = match spec.kind {
+        FilterKind::Standard => {
+            let s = spec.bloom_sizing()?;
+            let miss = bloom_miss(s.m, s.k);
+            (s.m, theory::fpr_classic(s.m, n, s.k), f64::from(s.k), miss)
+        }
+        FilterKind::Counting => {
+            let s = spec.bloom_sizing()?;
+            let miss = bloom_miss(s.m, s.k);
+            let f = theory::counting::fpr_counting(s.m, n, s.k);
+            (s.m * 4, f, f64::from(s.k), miss)
+        }
+        FilterKind::Blocked => {
+            let bb = theory::blocked::BLOCK_BITS;
+            let (m, k) = match spec.m {
+                Some(m) => {
+                    let blocks = theory::check_m(m)?.div_ceil(bb);
+                    let k = match spec.k {
+                        Some(k) => theory::check_k(k)?,
+                        None => theory::blocked::optimal_k_blocked(blocks, n).0,
+                    };
+                    (blocks * bb, k)
+                }
+                None => {
+                    let s = theory::blocked::size_for(n, p_of(spec)?, spec.k)?;
+                    (s.m, s.k)
+                }
+            };
+            (m, theory::blocked::fpr_blocked(m, n, k, bb), 1.0, 1.0)
+        }
+        FilterKind::SplitBlock => {
+            let bb = theory::split_block::BLOCK_BITS;
+            let m = match spec.m {
+                Some(m) => theory::check_m(m)?.div_ceil(bb) * bb,
+                None => theory::split_block::blocks_for(n, p_of(spec)?)? * bb,
+            };
+            (m, theory::split_block::fpr_split_block(m, n), 1.0, 1.0)
+        }
+        FilterKind::Scalable => {
+            let p0 = theory::scalable::first_layer_rate(p_of(spec)?, spec.tightening);
+            let s = theory::scalable::layer_sizing(n, p0)?;
+            let miss = bloom_miss(s.m, s.k);
+            (s.m, theory::fpr_classic(s.m, n, s.k), f64::from(s.k), miss)
+        }
+        FilterKind::Cuckoo => {
+            let p = spec.p.unwrap_or(0.5);
+            let s = theory::cuckoo::sizing(n, p, spec.bucket_size, spec.fingerprint_bits)?;
+            let bits = s.buckets * u64::from(s.bucket_size) * u64::from(s.fingerprint_bits);
+            // A hit finds its fingerprint in the first bucket about half the time.
+            (bits, s.fpr_at(n), 1.5, 2.0)
+        }
+        FilterKind::Quotient => {
+            let (q, r) = theory::quotient::sizing(
+                n,
+                spec.p,
+                spec.fingerprint_bits,
+                theory::quotient::DEFAULT_MAX_LOAD,
+            )?;
+            let slots = 1u64 << q;
+            let bits = slots * u64::from(r + theory::quotient::METADATA_BITS);
+            (bits, theory::quotient::fpr_exact(q, r, n), 1.2, 1.2)
+        }
+        FilterKind::Xor | FilterKind::BinaryFuse => {
+            theory::xor::check_keys(n)?;
+            let f = match (spec.fingerprint_bits, spec.p) {
+                (0, Some(p)) => theory::xor::fingerprint_bits_for(p)?,
+                (f, _) => theory::xor::check_fingerprint_bits(f)?,
+            };
+            let (slots, lines) = if spec.kind == FilterKind::Xor {
+                (theory::xor::slots(n), 3.0)
+            } else {
+                let arity = if spec.arity == 0 { 3 } else { spec.arity };
+                let arity = theory::binary_fuse::check_arity(arity)?;
+                // Fuse slots of one key lie in consecutive segments: fewer distinct lines.
+                (
+                    theory::binary_fuse::layout(arity, n).2,
+                    f64::from(arity) - 0.5,
+                )
+            };
+            (slots * u64::from(f), theory::xor::fpr(f), lines, lines)
+        }
+        FilterKind::Ribbon => {
+            let n = theory::ribbon::check_keys(n)?;
+            let r = match (spec.fingerprint_bits, spec.p) {
+                (0, Some(p)) => theory::ribbon::result_bits_for(p)?,
+                (r, _) => theory::ribbon::check_result_bits(r)?,
+            };
+            // Two adjacent 64-row blocks: one or two lines.
+            (
+                theory::ribbon::slots(n) * u64::from(r),
+                theory::ribbon::fpr(r),
+                1.5,
+                1.5,
+            )
+        }
+    };
+    Ok(ModelPoint {
+        bits,
+        bits_per_key: bits as f64 / nf,
+        fpr,
+        lines_hit: hit,
+        lines_miss: miss,
+    })
+}
+
+fn p_of(spec: &FilterSpec) -> Result<f64> {
+    spec.p.ok_or_else(|| {
+        crate::error::Error::invalid(crate::error::Param::P, "none", "give p (or m)")
+    })
+}
+
+/// Nanoseconds to compute the hash of a short key and its positions (model constant, about
+/// what `bloomlab measure` shows for an xxh3 hash of 8 to 20 bytes on a current x86 core).
+pub const HASH_NS: f64 = 4.0;
+
+/// Nanoseconds per cache line touched for a table of `bytes`: batched lookups overlap their
+/// misses, so these are effective costs, well below the raw latencies (L1 ≈ 1 ns, L2 ≈ 4 ns,
+/// L3 ≈ 15 ns, DRAM ≈ 80 ns). A model for ranking, not a measurement.
+#[must_use]
+pub fn line_ns(bytes: u64) -> f64 {
+    match bytes {
+        0..=32_768 => 0.5,
+        32_769..=1_048_576 => 1.5,
+        1_048_577..=16_777_216 => 5.0,
+        _ => 15.0,
+    }
+}
+
+/// Model nanoseconds of one lookup, present (`hit`) or absent: hashing plus the lines touched
+/// at the cost of the cache level the table fits in.
+#[must_use]
+pub fn lookup_ns(point: &ModelPoint, hit: bool) -> f64 {
+    let lines = if hit {
+        point.lines_hit
+    } else {
+        point.lines_miss
+    };
+    HASH_NS + lines * line_ns(point.bits / 8)
+}
+
+/// The kind's model curve for the FPR figure: `(bits/key, fpr)` of `base` re-sized at rates
+/// from 0.3 down to 10⁻⁷ (points the kind refuses are skipped; repeated points dropped).
+#[must_use]
+pub fn model_curve(base: &FilterSpec) -> Vec<(f64, f64)> {
+    let mut out: Vec<(f64, f64)> = Vec::new();
+    let mut p = 0.3f64;
+    while p > 1e-7 {
+        let spec = FilterSpec {
+            p: Some(p),
+            m: None,
+            k: None,
+            fingerprint_bits: 0,
+            ..base.clone()
+        };
+        if let Ok(pt) = model_point(&spec)
+            && out.last() != Some(&(pt.bits_per_key, pt.fpr))
+        {
+            out.push((pt.bits_per_key, pt.fpr));
+        }
+        p /= 1.25;
+    }
+    out.sort_by(|a, b| a.0.total_cmp(&b.0));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn model_points_agree_with_built_filters() {
+        use crate::filter::Filter;
+        for kind in FilterKind::ALL {
+            let spec = FilterSpec::new(kind, 20_000, 0.01);
+            let pt = model_point(&spec).unwrap();
+            let f = spec
+                .build_from((0..20_000u64).map(u64::to_le_bytes))
+                .unwrap();
+            let rel = (pt.bits as f64 / f.bits() as f64 - 1.0).abs();
+            assert!(
+                rel < 0.02,
+                "{kind}: model {} bits, built {}",
+                pt.bits,
+                f.bits()
+            );
+            assert!(pt.fpr > 0.0 && pt.fpr <= 0.0101, "{kind}: {}", pt.fpr);
+        }
+    }
+
+    #[test]
+    fn lookups_cost_more_in_bigger_tables_and_with_more_lines() {
+        let small = model_point(&FilterSpec::new(FilterKind::Standard, 1_000, 0.01)).unwrap();
+        let big = model_point(&FilterSpec::new(FilterKind::Standard, 10_000_000, 0.01)).unwrap();
+        assert!(lookup_ns(&big, true) > lookup_ns(&small, true));
+        let blocked = model_point(&FilterSpec::new(FilterKind::Blocked, 10_000_000, 0.01)).unwrap();
+        assert!(lookup_ns(&blocked, true) < lookup_ns(&big, true));
+        let curve = model_curve(&FilterSpec::new(FilterKind::Standard, 100_000, 0.01));
+        assert!(curve.len() > 20 && curve.windows(2).all(|w| w[0].1 >= w[1].1));
+    }
+}
