@@ -56,7 +56,8 @@ pub fn explore_commands(s: &State) -> (String, String) {
 pub fn compare_command(s: &State) -> String {
     let p = &s.explore.params;
     format!(
-        "for f in standard counting blocked split-block scalable cuckoo xor binary-fuse; do bloomlab measure --filter $f --n {} --p {}{} --seed {}; done",
+        "for f in {}; do bloomlab measure --filter $f --n {} --p {}{} --seed {}; done",
+        bloomlab::FilterKind::names().join(" "),
         p.n,
         p.p,
         choices(p),
@@ -118,8 +119,15 @@ mod tests {
             .split("; done")
             .next()
             .unwrap();
-        let one = one.replace("$f", "cuckoo");
-        let args: Vec<&str> = one.split_whitespace().collect();
-        crate::Cli::try_parse_from(&args).unwrap_or_else(|e| panic!("{one}: {e}"));
+        // The loop names every kind the Compare table shows, and each command parses.
+        assert!(text.contains(&format!(
+            "for f in {};",
+            bloomlab::FilterKind::names().join(" ")
+        )));
+        for kind in bloomlab::FilterKind::names() {
+            let one = one.replace("$f", kind);
+            let args: Vec<&str> = one.split_whitespace().collect();
+            crate::Cli::try_parse_from(&args).unwrap_or_else(|e| panic!("{one}: {e}"));
+        }
     }
 }
