@@ -266,6 +266,79 @@ impl Peer for growable_bloom_filter::GrowableBloom {
     }
 }
 
+/// A bloomlab filter behind the peers' interface: the same harness as its peer (a `u64` key, its
+/// 8 bytes a known-length array, one dynamic call per operation), so the instruction ratio to the
+/// peer compares the filters, not `Box<dyn Filter>` taking a slice of run-time length.
+struct Lab<F>(F);
+impl<F: Filter> Peer for Lab<F> {
+    fn ins(&mut self, k: u64) {
+        self.0.insert(&k.to_le_bytes());
+    }
+    fn has(&self, k: u64) -> bool {
+        self.0.contains(&k.to_le_bytes())
+    }
+}
+/// The split-block filter on its portable path even on an AVX2 CPU: beside `lab_split_block_xxh3`
+/// (the run-time dispatched path) it shows what the one `unsafe` AVX2 call buys.
+struct LabPortable(SplitBlockBloom<Xxh3>);
+impl Peer for LabPortable {
+    fn ins(&mut self, k: u64) {
+        self.0.portable_insert(&k.to_le_bytes());
+    }
+    fn has(&self, k: u64) -> bool {
+        self.0.portable_contains(&k.to_le_bytes())
+    }
+}
+fn lab_split_block_xxh3() -> Box<dyn Peer> {
+    Box::new(Lab(
+        SplitBlockBloom::with_rate_and(N, P, Xxh3::default()).expect("split-block")
+    ))
+}
+fn lab_split_block_xxh3_portable() -> Box<dyn Peer> {
+    Box::new(LabPortable(
+        SplitBlockBloom::with_rate_and(N, P, Xxh3::default()).expect("split-block"),
+    ))
+}
+fn lab_blocked_xxh3() -> Box<dyn Peer> {
+    Box::new(Lab(BlockedBloom::with_rate(N, P).expect("blocked")))
+}
+fn lab_blocked_foldhash() -> Box<dyn Peer> {
+    Box::new(Lab(BlockedBloom::with_rate_and(
+        N,
+        P,
+        None,
+        Foldhash::default(),
+    )
+    .expect("blocked")))
+}
+fn lab_standard_sip13_64() -> Box<dyn Peer> {
+    Box::new(Lab(StandardBloom::with_rate_and(
+        N,
+        P,
+        Sip13::keyed(1, 2),
+        EnhancedDouble64,
+    )
+    .expect("standard")))
+}
+fn lab_standard_foldhash_64() -> Box<dyn Peer> {
+    Box::new(Lab(StandardBloom::with_rate_and(
+        N,
+        P,
+        Foldhash::with_seed(0x0123_4567_89ab_cdef),
+        EnhancedDouble64,
+    )
+    .expect("standard")))
+}
+fn lab_scalable() -> Box<dyn Peer> {
+    Box::new(Lab(ScalableBloom::new(N, P).expect("scalable")))
+}
+fn lab_scalable_grown() -> Box<dyn Peer> {
+    Box::new(Lab(ScalableBloom::new(N / 1000, P).expect("scalable")))
+}
+fn lab_cuckoo() -> Box<dyn Peer> {
+    Box::new(Lab(CuckooFilter::with_rate(N, P).expect("cuckoo")))
+}
+
 type MakePeer = fn() -> Box<dyn Peer>;
 const PEER_SEED: u128 = 0x0123_4567_89ab_cdef_fedc_ba98_7654_3210;
 
@@ -354,6 +427,15 @@ fn peer_for_miss(make: MakePeer) -> (Box<dyn Peer>, Vec<u64>) {
 #[bench::qfilter(args = (qfilter), setup = peer_for_insert)]
 #[bench::growable(args = (growable), setup = peer_for_insert)]
 #[bench::growable_grown(args = (growable_grown), setup = peer_for_insert)]
+#[bench::lab_split_block_xxh3(args = (lab_split_block_xxh3), setup = peer_for_insert)]
+#[bench::lab_split_block_xxh3_portable(args = (lab_split_block_xxh3_portable), setup = peer_for_insert)]
+#[bench::lab_blocked_xxh3(args = (lab_blocked_xxh3), setup = peer_for_insert)]
+#[bench::lab_blocked_foldhash(args = (lab_blocked_foldhash), setup = peer_for_insert)]
+#[bench::lab_standard_sip13_64(args = (lab_standard_sip13_64), setup = peer_for_insert)]
+#[bench::lab_standard_foldhash_64(args = (lab_standard_foldhash_64), setup = peer_for_insert)]
+#[bench::lab_scalable(args = (lab_scalable), setup = peer_for_insert)]
+#[bench::lab_scalable_grown(args = (lab_scalable_grown), setup = peer_for_insert)]
+#[bench::lab_cuckoo(args = (lab_cuckoo), setup = peer_for_insert)]
 fn peer_insert(input: (Box<dyn Peer>, Vec<u64>)) -> Box<dyn Peer> {
     let (mut f, keys) = input;
     for &k in &keys {
@@ -372,6 +454,15 @@ fn peer_insert(input: (Box<dyn Peer>, Vec<u64>)) -> Box<dyn Peer> {
 #[bench::qfilter(args = (qfilter), setup = peer_for_hit)]
 #[bench::growable(args = (growable), setup = peer_for_hit)]
 #[bench::growable_grown(args = (growable_grown), setup = peer_for_hit)]
+#[bench::lab_split_block_xxh3(args = (lab_split_block_xxh3), setup = peer_for_hit)]
+#[bench::lab_split_block_xxh3_portable(args = (lab_split_block_xxh3_portable), setup = peer_for_hit)]
+#[bench::lab_blocked_xxh3(args = (lab_blocked_xxh3), setup = peer_for_hit)]
+#[bench::lab_blocked_foldhash(args = (lab_blocked_foldhash), setup = peer_for_hit)]
+#[bench::lab_standard_sip13_64(args = (lab_standard_sip13_64), setup = peer_for_hit)]
+#[bench::lab_standard_foldhash_64(args = (lab_standard_foldhash_64), setup = peer_for_hit)]
+#[bench::lab_scalable(args = (lab_scalable), setup = peer_for_hit)]
+#[bench::lab_scalable_grown(args = (lab_scalable_grown), setup = peer_for_hit)]
+#[bench::lab_cuckoo(args = (lab_cuckoo), setup = peer_for_hit)]
 fn peer_query_hit(input: (Box<dyn Peer>, Vec<u64>)) -> usize {
     let (f, keys) = input;
     keys.iter().filter(|&&k| f.has(black_box(k))).count()
@@ -387,6 +478,15 @@ fn peer_query_hit(input: (Box<dyn Peer>, Vec<u64>)) -> usize {
 #[bench::qfilter(args = (qfilter), setup = peer_for_miss)]
 #[bench::growable(args = (growable), setup = peer_for_miss)]
 #[bench::growable_grown(args = (growable_grown), setup = peer_for_miss)]
+#[bench::lab_split_block_xxh3(args = (lab_split_block_xxh3), setup = peer_for_miss)]
+#[bench::lab_split_block_xxh3_portable(args = (lab_split_block_xxh3_portable), setup = peer_for_miss)]
+#[bench::lab_blocked_xxh3(args = (lab_blocked_xxh3), setup = peer_for_miss)]
+#[bench::lab_blocked_foldhash(args = (lab_blocked_foldhash), setup = peer_for_miss)]
+#[bench::lab_standard_sip13_64(args = (lab_standard_sip13_64), setup = peer_for_miss)]
+#[bench::lab_standard_foldhash_64(args = (lab_standard_foldhash_64), setup = peer_for_miss)]
+#[bench::lab_scalable(args = (lab_scalable), setup = peer_for_miss)]
+#[bench::lab_scalable_grown(args = (lab_scalable_grown), setup = peer_for_miss)]
+#[bench::lab_cuckoo(args = (lab_cuckoo), setup = peer_for_miss)]
 fn peer_query_miss(input: (Box<dyn Peer>, Vec<u64>)) -> usize {
     let (f, keys) = input;
     keys.iter().filter(|&&k| f.has(black_box(k))).count()

@@ -258,6 +258,21 @@ fn batch_count<F: Filter>(f: &F, keys: &[u64]) -> usize {
     hits
 }
 
+/// [`batch_count`] through the split-block filter's portable batch path.
+fn portable_batch_count(f: &SplitBlockBloom<Xxh3>, keys: &[u64]) -> usize {
+    const B: usize = 64;
+    let mut hits = 0;
+    for chunk in keys.chunks(B) {
+        let bytes: [[u8; 8]; B] =
+            std::array::from_fn(|i| chunk.get(i).map_or([0; 8], |k| k.to_le_bytes()));
+        let items: [&[u8]; B] = std::array::from_fn(|i| &bytes[i][..]);
+        let mut out = [false; B];
+        f.portable_contains_batch(&items[..chunk.len()], &mut out[..chunk.len()]);
+        hits += out[..chunk.len()].iter().filter(|&&b| b).count();
+    }
+    hits
+}
+
 /// fastbloom with the hasher `make` configures (`keys` names it in the tables).
 fn fastbloom_entry<S: std::hash::BuildHasher + 'static>(
     name: &'static str,
@@ -579,6 +594,34 @@ pub fn entries() -> Vec<Entry> {
         lab_batch!("bloomlab-split-block-xxh3-batch", Bench, |n, p| {
             SplitBlockBloom::with_rate_and(n, p, Xxh3::default())
         }),
+        // The same filter on its portable path even on an AVX2 CPU: against
+        // `bloomlab-split-block-xxh3` (and `-batch`) it shows what the AVX2 kernel buys.
+        dynamic(
+            "bloomlab-split-block-xxh3-portable",
+            "8 LE bytes, portable path",
+            Role::Bench,
+            |n, p| SplitBlockBloom::with_rate_and(n, p, Xxh3::default()).expect("split-block"),
+            |f, keys| {
+                for &k in keys {
+                    f.portable_insert(&k.to_le_bytes());
+                }
+            },
+            |f, keys| count(f, keys, |f, k| f.portable_contains(&k.to_le_bytes())),
+            lab_meta,
+        ),
+        dynamic(
+            "bloomlab-split-block-xxh3-batch-portable",
+            "8 LE bytes, contains_batch, portable path",
+            Role::Bench,
+            |n, p| SplitBlockBloom::with_rate_and(n, p, Xxh3::default()).expect("split-block"),
+            |f, keys| {
+                for &k in keys {
+                    f.portable_insert(&k.to_le_bytes());
+                }
+            },
+            |f, keys| portable_batch_count(f, keys),
+            lab_meta,
+        ),
         // Like for like with fastbloom09-512-foldhash (bloomlab-blocked is xxh3).
         lab!("bloomlab-blocked-foldhash", Both, |n, p| {
             BlockedBloom::with_rate_and(n, p, None, Foldhash::default())

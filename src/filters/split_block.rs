@@ -5,7 +5,7 @@
 //! multiply-shift lanes ([`mask`]). The insert ORs the mask into the block; the query tests
 //! `mask & !block == 0` over the eight words without a branch (an early-exit `.all()` costs a
 //! mispredicted branch on most misses: 23 ns against 12 ns per hit, measured at n = 10⁶ before
-//! this layout). Written once in safe Rust and run through [`crate::filters::avx2::dispatch`],
+//! this layout). Written once in safe Rust and run through [`crate::filters::avx2::dispatch_with`],
 //! which compiles the same code with AVX2 when the CPU has it (the eight lanes become one
 //! `vpmulld`/`vpsllvd`/`vptest` sequence, what sbbf-rs writes by hand) and keeps the portable
 //! code otherwise. The module doc of `avx2.rs` says why this is one hand-written `unsafe` call
@@ -18,7 +18,7 @@
 
 use crate::error::{Error, Param, Result};
 use crate::filter::{Filter, FilterKind};
-use crate::filters::avx2::{Kernel, dispatch};
+use crate::filters::avx2::{Avx2, Kernel, dispatch_with};
 use crate::hash::{HashId, ItemHasher, StrategyId, Xxh64};
 use crate::theory;
 use crate::theory::split_block::{BLOCK_BITS, MAX_BLOCKS, WORDS};
@@ -95,6 +95,8 @@ pub struct SplitBlockBloom<H = Xxh64> {
     /// Hash with `hash128(item).lo` instead of `hash64(item)` (files written before the
     /// 64-bit layout; the same value for every hash but xxh3, sip13 and sip24).
     legacy_hash128: bool,
+    /// Whether this CPU has AVX2 (tested once, when the filter is made).
+    cpu: Option<Avx2>,
 }
 
 impl SplitBlockBloom<Xxh64> {
@@ -191,6 +193,7 @@ impl<H: ItemHasher> SplitBlockBloom<H> {
             hasher,
             parquet_hash,
             legacy_hash128: false,
+            cpu: Avx2::detect(),
         })
     }
 
@@ -213,6 +216,7 @@ impl<H: ItemHasher> SplitBlockBloom<H> {
             hasher,
             parquet_hash,
             legacy_hash128: false,
+            cpu: Avx2::detect(),
         })
     }
 
@@ -277,20 +281,20 @@ impl<H: ItemHasher> SplitBlockBloom<H> {
     /// Insert by hash (as the spec's `insertHash`).
     #[inline]
     pub fn insert_hash(&mut self, h: u64) {
-        dispatch(InsertHash { f: self, h });
+        dispatch_with(self.cpu, InsertHash { f: self, h });
     }
 
     /// Query by hash (as the spec's `findHash`).
     #[inline]
     #[must_use]
     pub fn contains_hash(&self, h: u64) -> bool {
-        dispatch(ContainsHash { f: self, h })
+        dispatch_with(self.cpu, ContainsHash { f: self, h })
     }
 
     /// Insert every item of `items`: a chunk of [`BATCH`] items is hashed first, then its blocks
     /// are written.
     pub fn insert_batch(&mut self, items: &[&[u8]]) {
-        dispatch(InsertBatch { f: self, items });
+        dispatch_with(self.cpu, InsertBatch { f: self, items });
     }
 
     // The portable hot paths: `#[inline(always)]`, so that `avx2::run_avx2` compiles them with
@@ -351,6 +355,31 @@ impl<H: ItemHasher> SplitBlockBloom<H> {
         }
     }
 
+    /// [`Filter::contains`] on the portable path even where the CPU has AVX2: for the benchmarks
+    /// that measure what the AVX2 kernel gains (benches/gate.rs, benches/common/subjects.rs).
+    #[doc(hidden)]
+    #[inline]
+    #[must_use]
+    pub fn portable_contains(&self, item: &[u8]) -> bool {
+        self.contains_hash_portable(self.hash(item))
+    }
+
+    /// [`Filter::insert`] on the portable path (see [`SplitBlockBloom::portable_contains`]).
+    #[doc(hidden)]
+    #[inline]
+    pub fn portable_insert(&mut self, item: &[u8]) {
+        let h = self.hash(item);
+        self.insert_hash_portable(h);
+        self.len = self.len.saturating_add(1);
+    }
+
+    /// [`Filter::contains_batch`] on the portable path (see
+    /// [`SplitBlockBloom::portable_contains`]).
+    #[doc(hidden)]
+    pub fn portable_contains_batch(&self, items: &[&[u8]], out: &mut [bool]) {
+        self.contains_batch_portable(items, out);
+    }
+
     /// The bitset as Parquet stores it: blocks in order, words little-endian.
     #[must_use]
     pub fn to_parquet_bytes(&self) -> Vec<u8> {
@@ -384,24 +413,30 @@ impl<H: ItemHasher> Filter for SplitBlockBloom<H> {
     #[inline]
     fn insert(&mut self, item: &[u8]) {
         let h = self.hash(item);
-        dispatch(InsertHash { f: self, h });
+        dispatch_with(self.cpu, InsertHash { f: self, h });
         self.len = self.len.saturating_add(1);
     }
     #[inline]
     fn contains(&self, item: &[u8]) -> bool {
-        dispatch(ContainsHash {
-            f: self,
-            h: self.hash(item),
-        })
+        dispatch_with(
+            self.cpu,
+            ContainsHash {
+                f: self,
+                h: self.hash(item),
+            },
+        )
     }
     /// Hash a chunk of [`BATCH`] items and find their blocks first, then probe them (see the
     /// module doc).
     fn contains_batch(&self, items: &[&[u8]], out: &mut [bool]) {
-        dispatch(ContainsBatch {
-            f: self,
-            items,
-            out,
-        });
+        dispatch_with(
+            self.cpu,
+            ContainsBatch {
+                f: self,
+                items,
+                out,
+            },
+        );
     }
     fn len(&self) -> u64 {
         self.len
@@ -515,6 +550,7 @@ impl<H: ItemHasher> Kernel for ContainsBatch<'_, '_, H> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::filters::avx2::dispatch;
     use crate::hash::Xxh3;
 
     #[test]
@@ -573,6 +609,30 @@ mod tests {
             assert_eq!(on_p_by_avx2, on_a_portable, "item {i}");
             assert_eq!(on_p_by_avx2, p.contains_hash_portable(p.hash(&item)));
         }
+    }
+
+    /// The benchmarks' portable entry points (`portable_insert`, `portable_contains`,
+    /// `portable_contains_batch`) set and answer what the filter's own (AVX2 where available)
+    /// operations do.
+    #[test]
+    fn portable_entry_points_match_the_dispatched_ones() {
+        let keys: Vec<[u8; 8]> = (0u64..3_000).map(|i| (i * 5).to_le_bytes()).collect();
+        let items: Vec<&[u8]> = keys.iter().map(|k| &k[..]).collect();
+        let mut d = SplitBlockBloom::with_rate_and(1_000, 0.01, Xxh3::default()).unwrap();
+        let mut p = d.clone();
+        for it in &items[..1_000] {
+            d.insert(it);
+            p.portable_insert(it);
+        }
+        assert_eq!(d.block_slice(), p.block_slice(), "raw words differ");
+        assert_eq!(d.len(), p.len());
+        let mut out = vec![false; items.len()];
+        p.portable_contains_batch(&items, &mut out);
+        for (it, o) in items.iter().zip(&out) {
+            assert_eq!(d.contains(it), p.portable_contains(it));
+            assert_eq!(d.contains(it), *o);
+        }
+        assert!(out.iter().any(|&x| x) && out.iter().any(|&x| !x));
     }
 
     /// Batch answers are the single answers; a batch insert sets the bits single inserts set.

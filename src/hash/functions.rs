@@ -239,7 +239,9 @@ impl ItemHasher for Xxh3 {
             hi: (h >> 64) as u64,
         }
     }
-    #[inline]
+    // Always inlined: the 4..=8-byte path is a dozen instructions, and a call of it cost the
+    // split-block query 17 of its 93 (callgrind, benches/gate.rs `lab_split_block_xxh3`).
+    #[inline(always)]
     fn hash64(&self, bytes: &[u8]) -> u64 {
         if let 4..=8 = bytes.len() {
             return xxh3_64_4to8(bytes, self.seed);
