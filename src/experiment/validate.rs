@@ -192,7 +192,7 @@ impl Experiment {
                 if let Err(e) = runners::choose::constraints(w.get_ref(), false)
                     .and_then(|c| crate::choose::candidates(&c).map(|_| ()))
                 {
-                    return Err(self.err_span(w, &format!("workloads[{i}]"), &e.to_string()));
+                    return Err(self.err_span(w, &format!("workloads[{i}]"), e.to_string()));
                 }
             }
         } else if !s.workloads.is_empty() {
