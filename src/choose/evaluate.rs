@@ -101,7 +101,7 @@ pub fn evaluate(cand: &Candidate, c: &Constraints, ctl: &Control<'_>) -> Result<
 }
 
 /// Absent-key lookups with `c.threads` threads querying one shared filter at once: ns per
-/// query per thread (the median thread).
+/// query per thread (median sample of the median thread).
 fn parallel_miss_ns(spec: &FilterSpec, c: &Constraints, queries: u64) -> Result<f64> {
     let keygen = KeyGen::new(c.keys, c.seed);
     let mut chunk = KeyChunk::default();
@@ -118,13 +118,22 @@ fn parallel_miss_ns(spec: &FilterSpec, c: &Constraints, queries: u64) -> Result<
                     let from = t * per_thread;
                     ch.fill(&keygen, from, from + per_thread, true);
                     let items: Vec<&[u8]> = ch.iter().collect();
-                    let start = Instant::now();
-                    let mut found = 0u64;
-                    for b in items.chunks(crate::measure::TIMING_BATCH) {
-                        found += f.count_present(b);
-                    }
-                    std::hint::black_box(found);
-                    start.elapsed().as_nanos() as f64 / items.len() as f64
+                    // Timed in samples of 16 batches, as `measure` does: the median sample is
+                    // robust to the thread being descheduled on a loaded machine.
+                    let mut samples: Vec<f64> = items
+                        .chunks(16 * crate::measure::TIMING_BATCH)
+                        .map(|sample| {
+                            let start = Instant::now();
+                            let mut found = 0u64;
+                            for b in sample.chunks(crate::measure::TIMING_BATCH) {
+                                found += f.count_present(b);
+                            }
+                            std::hint::black_box(found);
+                            start.elapsed().as_nanos() as f64 / sample.len() as f64
+                        })
+                        .collect();
+                    samples.sort_by(f64::total_cmp);
+                    samples[samples.len() / 2]
                 })
             })
             .collect();
