@@ -491,4 +491,65 @@ mod tests {
             })
         );
     }
+
+    /// Answers and files pinned: a digest of the saved bytes and of 200,000 query answers
+    /// (hits and misses) for each of the four table widths × arities, taken from the code
+    /// before the query path was restructured. A query or construction change that moves any
+    /// answer or any saved byte fails here (old files must answer as they did).
+    #[test]
+    fn saved_bytes_and_answers_are_pinned() {
+        let fold = |d: u64, x: u64| crate::hash::mix64(d ^ x);
+        let mut got = Vec::new();
+        for (arity, f) in [(3, 8), (3, 16), (4, 8), (4, 16)] {
+            let n = 30_000u64;
+            let keys = (0..n).map(|i| crate::hash::mix64(i).to_le_bytes());
+            let x = BinaryFuseFilter::from_keys_arity_and(keys, f, arity, Xxh3::default()).unwrap();
+            let b = crate::persist::to_bytes(&x, &crate::persist::SaveOptions::default()).unwrap();
+            let bytes = b.iter().fold(b.len() as u64, |d, &c| fold(d, u64::from(c)));
+            let g: BinaryFuseFilter<Xxh3> =
+                crate::persist::from_bytes(&b, &crate::persist::LoadOptions::new()).unwrap();
+            let answers = (0..200_000u64).fold(0, |d, i| {
+                let k = crate::hash::mix64(i).to_le_bytes();
+                fold(d, u64::from(g.contains(&k)) | i << 1)
+            });
+            let hashed = (0..200_000u64).fold(0, |d, i| {
+                fold(
+                    d,
+                    u64::from(g.contains_key_hash(i.wrapping_mul(0x9e37_79b9_7f4a_7c15))) | i << 1,
+                )
+            });
+            got.push((arity, f, bytes, answers, hashed));
+        }
+        let want = [
+            (
+                3,
+                8,
+                12233043616196814777,
+                6010058787304182311,
+                17843524796123051428,
+            ),
+            (
+                3,
+                16,
+                8390414916087344672,
+                14857372074137667858,
+                6515538058260668750,
+            ),
+            (
+                4,
+                8,
+                9794984468380699990,
+                17534431246965403471,
+                14396716354402913062,
+            ),
+            (
+                4,
+                16,
+                2240896016761783613,
+                16873572742113691765,
+                6871841701810066226,
+            ),
+        ];
+        assert_eq!(got, want);
+    }
 }
