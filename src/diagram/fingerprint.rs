@@ -408,15 +408,20 @@ pub(super) fn xor() -> String {
         150.0,
         y,
         Font::new(14).fill(MUTED),
+        &format!("keys: {}", FRUIT.join(", ")),
+    );
+    s.text(
+        150.0,
+        y + 20.0,
+        Font::new(14).fill(MUTED),
         &format!(
-            "keys: {} ({} slots = 1.23·n + 32 rounded up: at n = 8 most are 0)",
-            FRUIT.join(", "),
+            "{} slots = 1.23·n + 32 rounded up: at n = 8 most are 0",
             f.table().slots()
         ),
     );
     s.finish(
         960,
-        (y + 22.0) as u32,
+        (y + 42.0) as u32,
         "The three segments of an xor filter",
     )
 }
