@@ -255,6 +255,9 @@ if [[ -d results ]]; then
         python3 "$root/book/tools/redis_tables.py" penetration "$f" > "$gen/redis-$(basename "${f%.csv}").md"
     done
 fi
+# --- 3. Structure diagrams, drawn from real filters by `bloomlab diagram` --------------------------
+mkdir -p "$fig/diagrams"
+"$BLOOMLAB" diagram --all --out-dir "$fig/diagrams" > /dev/null
 touch "$fig/.keep" "$gen/.keep"
 
 if [[ $mode == check ]]; then
