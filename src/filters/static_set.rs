@@ -560,3 +560,31 @@ pub(crate) fn matches<const A: usize, F: Slot>(table: &[F], h: u64, pos: [u32; A
     }
     v == F::default()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A slot shared by more keys than a byte counts (257: the byte wraps to 1, which would
+    /// look alone) still peels, through the 32-bit counts, to a table every key matches.
+    #[test]
+    fn a_slot_of_more_than_255_keys_peels_exactly() {
+        for n in [255u32, 256, 257, 600] {
+            // Key k: slot 0 (shared by all) and two slots of its own.
+            let pos = |h: u64| {
+                let k = (h >> 32) as u32;
+                [0, 1 + 2 * k, 2 + 2 * k]
+            };
+            let keys: Vec<u64> = (0..n).map(|k| (u64::from(k) << 32) | 0x5a5a).collect();
+            let mut hashes = keys.clone();
+            let mut table = vec![0u8; 1 + 2 * n as usize];
+            let ok = Peeler::default()
+                .peel(&mut hashes, &mut table, pos)
+                .expect("peel");
+            assert!(ok, "n = {n}");
+            for &h in &keys {
+                assert!(matches(&table, h, pos(h)), "n = {n}, key {h:#x}");
+            }
+        }
+    }
+}
