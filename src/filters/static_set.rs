@@ -23,7 +23,6 @@
 //! to peel; after [`MAX_ATTEMPTS`] failed seeds construction returns [`Error::Construction`].
 //! The loop bound is this constant, not a timer.
 
-use crate::bits::try_zeroed;
 use crate::error::{Error, Result};
 use crate::hash::{ItemHasher, mix64};
 use std::io::{self, Write};
@@ -127,9 +126,9 @@ impl Table {
             bytes: u128::from(slots) * u128::from(f / 8),
         })?;
         Ok(if f == 16 {
-            Table::F16(try_zeroed(n)?)
+            Table::F16(fresh_zeroed(n)?)
         } else {
-            Table::F8(try_zeroed(n)?)
+            Table::F8(fresh_zeroed(n)?)
         })
     }
 
@@ -277,14 +276,7 @@ pub(crate) fn peel_attempts<H: ItemHasher, const A: usize, P: Fn(u64) -> [u32; A
         } else {
             0
         };
-        fill_mixed(
-            &mut mixed,
-            &mut peeler.spare,
-            &hashes,
-            seed,
-            bits,
-            &mut peeler.hist,
-        )?;
+        fill_mixed(&mut mixed, &hashes, seed, bits, &mut peeler.hist)?;
         let ok = match &mut table {
             Table::F8(t) => peeler.peel(&mut mixed, t, c.positions)?,
             Table::F16(t) => peeler.peel(&mut mixed, t, c.positions)?,
@@ -315,28 +307,29 @@ pub(crate) fn peel_attempts<H: ItemHasher, const A: usize, P: Fn(u64) -> [u32; A
 const SORT_FROM_SLOTS: u64 = 1 << 16;
 
 /// `mixed` = the hashes mixed with `seed`, counting-sorted by their top `bits` bits (in
-/// input order when `bits` is 0): one pass mixes and counts, one scatters (through `spare`).
+/// input order when `bits` is 0): one pass mixes and counts, one mixes again and scatters
+/// straight into `mixed` (mixing twice costs a few instructions a key; a second 8-byte buffer
+/// written and read again costs more at large `n`). The order only serves locality: the
+/// peeling's result does not depend on it (see [`Peeler::peel`]).
 fn fill_mixed(
     mixed: &mut Vec<u64>,
-    spare: &mut Vec<u64>,
     hashes: &[u64],
     seed: u64,
     bits: u32,
     hist: &mut Vec<u32>,
 ) -> Result<()> {
-    mixed.clear();
-    mixed
-        .try_reserve_exact(hashes.len())
-        .map_err(|_| alloc_err(hashes.len(), 8))?;
-    mixed.extend(hashes.iter().map(|&k| mix(k, seed)));
+    let n = hashes.len();
     if bits == 0 {
+        mixed.clear();
+        mixed.try_reserve_exact(n).map_err(|_| alloc_err(n, 8))?;
+        mixed.extend(hashes.iter().map(|&k| mix(k, seed)));
         return Ok(());
     }
     let shift = 64 - bits;
     hist.clear();
     hist.resize(1 << bits, 0);
-    for &h in mixed.iter() {
-        hist[(h >> shift) as usize] += 1;
+    for &k in hashes {
+        hist[(mix(k, seed) >> shift) as usize] += 1;
     }
     let mut at = 0u32;
     for c in hist.iter_mut() {
@@ -344,25 +337,94 @@ fn fill_mixed(
         *c = at;
         at += here;
     }
-    spare.clear();
-    spare
-        .try_reserve_exact(hashes.len())
-        .map_err(|_| alloc_err(hashes.len(), 8))?;
-    spare.resize(hashes.len(), 0);
-    for &h in mixed.iter() {
+    if mixed.len() != n {
+        // Every entry is written below (the buckets cover 0..n): fresh zero pages, no memset.
+        drop(std::mem::take(mixed));
+        *mixed = fresh_zeroed(n)?;
+    }
+    for &k in hashes {
+        let h = mix(k, seed);
         let b = &mut hist[(h >> shift) as usize];
-        spare[*b as usize] = h;
+        mixed[*b as usize] = h;
         *b += 1;
     }
-    std::mem::swap(mixed, spare);
+    Ok(())
+}
+
+/// A zeroed vector of `n` elements, allocated zeroed (`vec!` of a zero value asks the allocator
+/// for zeroed memory, which for large blocks is fresh pages: no pass of writes before the
+/// first use). `vec!` aborts when memory runs out, so the size is first reserved fallibly (and
+/// given back) to turn the common failure, a size the allocator refuses, into
+/// [`Error::Allocation`].
+fn fresh_zeroed<T: Copy + Default>(n: usize) -> Result<Vec<T>> {
+    let mut probe: Vec<T> = Vec::new();
+    probe
+        .try_reserve_exact(n)
+        .map_err(|_| alloc_err(n, std::mem::size_of::<T>() as u128))?;
+    drop(probe);
+    Ok(vec![T::default(); n])
+}
+
+/// A per-slot key count of the peeling: `u8` first (a byte a slot: the counts and XORs of a
+/// large table are 9 bytes a slot, not 12), `u32` when a slot holds more than 255 keys.
+trait Count: Copy + Default + Eq {
+    const ONE: Self;
+    fn inc(self) -> Self;
+    fn dec(self) -> Self;
+    fn get(self) -> u64;
+}
+
+impl Count for u8 {
+    const ONE: Self = 1;
+    #[inline]
+    fn inc(self) -> Self {
+        self.wrapping_add(1)
+    }
+    #[inline]
+    fn dec(self) -> Self {
+        self.wrapping_sub(1)
+    }
+    #[inline]
+    fn get(self) -> u64 {
+        u64::from(self)
+    }
+}
+
+impl Count for u32 {
+    const ONE: Self = 1;
+    #[inline]
+    fn inc(self) -> Self {
+        self.wrapping_add(1)
+    }
+    #[inline]
+    fn dec(self) -> Self {
+        self.wrapping_sub(1)
+    }
+    #[inline]
+    fn get(self) -> u64 {
+        u64::from(self)
+    }
+}
+
+/// A zeroed scratch vector of `n` elements: cleared in place when it already has `n` (a retry),
+/// else allocated zeroed.
+fn zeroed_scratch<T: Copy + Default>(v: &mut Vec<T>, n: usize) -> Result<()> {
+    if v.len() == n {
+        v.fill(T::default());
+    } else {
+        drop(std::mem::take(v));
+        *v = fresh_zeroed(n)?;
+    }
     Ok(())
 }
 
 /// Scratch space of one peeling, kept across attempts.
 #[derive(Debug, Default)]
 pub(crate) struct Peeler {
-    /// Keys at each slot still in the hypergraph.
-    count: Vec<u32>,
+    /// Keys at each slot still in the hypergraph (bytes; see [`Count`]).
+    count8: Vec<u8>,
+    /// The same at 32 bits, used only when a slot held more than 255 keys.
+    count32: Vec<u32>,
     /// XOR of the hashes of those keys (the key itself once the count is 1).
     xors: Vec<u64>,
     /// Stack of slots whose count reached 1.
@@ -371,61 +433,85 @@ pub(crate) struct Peeler {
     order: Vec<u32>,
     /// Counting-sort buckets.
     hist: Vec<u32>,
-    /// The counting sort's second buffer.
-    spare: Vec<u64>,
 }
 
 impl Peeler {
-    /// Peel the keys `hashes` (mixed) over the slots of `table`, each key at the `A` distinct
-    /// slots `pos(h)`, and on success fill `table` so that the XOR of a key's slots is its
-    /// fingerprint. Returns false when a 2-core remains (try another seed). `hashes` is
-    /// reused for the peeling order (its contents are gone after the call).
+    /// Peel the keys `hashes` (mixed) over the slots of `table` (all zero), each key at the `A`
+    /// distinct slots `pos(h)`, and on success fill `table` so that the XOR of a key's slots is
+    /// its fingerprint; on failure `table` is left zero. Returns false when a 2-core remains
+    /// (try another seed). `hashes` is reused for the peeling order (its contents are gone
+    /// after the call).
+    ///
+    /// The result depends on the key *set* only, not on the order of `hashes`: the counts and
+    /// XORs are sums, the stack starts from a scan of the slots in order, and the peeling then
+    /// reads only counts and XORs.
     pub(crate) fn peel<const A: usize, F: Slot>(
         &mut self,
         hashes: &mut [u64],
         table: &mut [F],
         pos: impl Fn(u64) -> [u32; A],
     ) -> Result<bool> {
+        let mut count8 = std::mem::take(&mut self.count8);
+        let r = match self.peel_with(&mut count8, hashes, table, &pos)? {
+            Some(ok) => Ok(ok),
+            None => {
+                // A slot held 256 or more keys (its byte wrapped): count again at 32 bits.
+                let mut count32 = std::mem::take(&mut self.count32);
+                let r = self.peel_with(&mut count32, hashes, table, &pos)?;
+                self.count32 = count32;
+                Ok(r.unwrap_or(false))
+            }
+        };
+        self.count8 = count8;
+        r
+    }
+
+    /// [`Peeler::peel`] with counts of type `C`: `None` when a count wrapped (the stored counts
+    /// sum to less than `A` a key), before anything but the scratch space was written.
+    fn peel_with<const A: usize, F: Slot, C: Count>(
+        &mut self,
+        count: &mut Vec<C>,
+        hashes: &mut [u64],
+        table: &mut [F],
+        pos: &impl Fn(u64) -> [u32; A],
+    ) -> Result<Option<bool>> {
         let slots = table.len();
         let n = hashes.len();
-        for (v, size) in [(&mut self.count, 4), (&mut self.alone, 4)] {
-            v.clear();
-            v.try_reserve_exact(slots + 1)
-                .map_err(|_| alloc_err(slots, size))?;
-            v.resize(slots + 1, 0);
+        zeroed_scratch(count, slots)?;
+        zeroed_scratch(&mut self.xors, slots)?;
+        // Written before read (see the scan below): zeroed only when new.
+        if self.alone.len() != slots + 1 {
+            drop(std::mem::take(&mut self.alone));
+            self.alone = fresh_zeroed(slots + 1)?;
         }
-        self.xors.clear();
-        self.xors
-            .try_reserve_exact(slots)
-            .map_err(|_| alloc_err(slots, 8))?;
-        self.xors.resize(slots, 0);
         self.order.clear();
         self.order
             .try_reserve_exact(n)
             .map_err(|_| alloc_err(n, 4))?;
-        let (count, xors, alone) = (
-            &mut self.count[..slots],
-            &mut self.xors[..],
-            &mut self.alone,
-        );
+        let (count, xors, alone) = (&mut count[..], &mut self.xors[..], &mut self.alone);
         for &h in hashes.iter() {
             for p in pos(h) {
                 let p = p as usize;
-                count[p] += 1;
+                count[p] = count[p].inc();
                 xors[p] ^= h;
             }
         }
         // Every slot whose count is 1, as a stack (written always, kept when the count is 1).
         let mut top = 0usize;
+        let mut sum = 0u64;
         for (i, &c) in count.iter().enumerate() {
             alone[top] = i as u32;
-            top += usize::from(c == 1);
+            top += usize::from(c == C::ONE);
+            sum += c.get();
+        }
+        if sum != (A as u64) * (n as u64) {
+            return Ok(None);
         }
         let mut done = 0usize;
         while top > 0 {
             top -= 1;
             let i = alone[top] as usize;
-            if count[i] != 1 {
+            if count[i] != C::ONE {
                 continue;
             }
             let h = xors[i];
@@ -435,17 +521,17 @@ impl Peeler {
             self.order.push(i as u32);
             for p in pos(h) {
                 let p = p as usize;
-                count[p] -= 1;
+                count[p] = count[p].dec();
                 xors[p] ^= h;
                 // A slot reaches 1 at most once, so at most `slots` pushes in all.
                 alone[top] = p as u32;
-                top += usize::from(count[p] == 1);
+                top += usize::from(count[p] == C::ONE);
             }
         }
         if done != n {
-            return Ok(false);
+            return Ok(Some(false));
         }
-        table.fill(F::default());
+        debug_assert!(table.iter().all(|&v| v == F::default()));
         for (&h, &i) in hashes.iter().zip(&self.order).rev() {
             let mut v = F::from_hash(h);
             for p in pos(h) {
@@ -455,7 +541,7 @@ impl Peeler {
             // key's slots now XOR to its fingerprint.
             table[i as usize] = v;
         }
-        Ok(true)
+        Ok(Some(true))
     }
 }
 
@@ -473,4 +559,32 @@ pub(crate) fn matches<const A: usize, F: Slot>(table: &[F], h: u64, pos: [u32; A
         v = v ^ table[p as usize];
     }
     v == F::default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A slot shared by more keys than a byte counts (257: the byte wraps to 1, which would
+    /// look alone) still peels, through the 32-bit counts, to a table every key matches.
+    #[test]
+    fn a_slot_of_more_than_255_keys_peels_exactly() {
+        for n in [255u32, 256, 257, 600] {
+            // Key k: slot 0 (shared by all) and two slots of its own.
+            let pos = |h: u64| {
+                let k = (h >> 32) as u32;
+                [0, 1 + 2 * k, 2 + 2 * k]
+            };
+            let keys: Vec<u64> = (0..n).map(|k| (u64::from(k) << 32) | 0x5a5a).collect();
+            let mut hashes = keys.clone();
+            let mut table = vec![0u8; 1 + 2 * n as usize];
+            let ok = Peeler::default()
+                .peel(&mut hashes, &mut table, pos)
+                .expect("peel");
+            assert!(ok, "n = {n}");
+            for &h in &keys {
+                assert!(matches(&table, h, pos(h)), "n = {n}, key {h:#x}");
+            }
+        }
+    }
 }
