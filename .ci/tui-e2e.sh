@@ -201,8 +201,8 @@ wait_for 'Pareto front: [0-9]+' 5
 expect tradeoffs "Workload (theory only" "false positive costs 10 µs" "▶ binary-fuse arity=3 has the lowest expected cost" "$ bloomlab build"
 keys Down Down Left Left Left Left Left Left Left Left Left Left
 wait_for 'false positive costs 9.8 ns' 5
-expect tradeoffs-cheap "▶ ribbon has the lowest expected cost"
-echo "ok: tradeoffs (binary-fuse at a 10 µs false positive, ribbon at 9.8 ns)"
+expect tradeoffs-cheap "▶ split-block has the lowest expected cost"
+echo "ok: tradeoffs (binary-fuse at a 10 µs false positive, split-block at 9.8 ns)"
 
 # 7. Help.
 keys "?"
