@@ -374,37 +374,27 @@ trait Count: Copy + Default + Eq {
     fn get(self) -> u64;
 }
 
-impl Count for u8 {
-    const ONE: Self = 1;
-    #[inline]
-    fn inc(self) -> Self {
-        self.wrapping_add(1)
-    }
-    #[inline]
-    fn dec(self) -> Self {
-        self.wrapping_sub(1)
-    }
-    #[inline]
-    fn get(self) -> u64 {
-        u64::from(self)
-    }
+/// The per-slot key counts: one byte (as xorf keeps them) or, after a byte wrapped, four.
+macro_rules! impl_count {
+    ($($t:ty),*) => {$(
+        impl Count for $t {
+            const ONE: Self = 1;
+            #[inline]
+            fn inc(self) -> Self {
+                self.wrapping_add(1)
+            }
+            #[inline]
+            fn dec(self) -> Self {
+                self.wrapping_sub(1)
+            }
+            #[inline]
+            fn get(self) -> u64 {
+                u64::from(self)
+            }
+        }
+    )*};
 }
-
-impl Count for u32 {
-    const ONE: Self = 1;
-    #[inline]
-    fn inc(self) -> Self {
-        self.wrapping_add(1)
-    }
-    #[inline]
-    fn dec(self) -> Self {
-        self.wrapping_sub(1)
-    }
-    #[inline]
-    fn get(self) -> u64 {
-        u64::from(self)
-    }
-}
+impl_count!(u8, u32);
 
 /// A zeroed scratch vector of `n` elements: cleared in place when it already has `n` (a retry),
 /// else allocated zeroed.
