@@ -67,13 +67,7 @@ pub(super) fn standard() -> String {
     }
     let mut s = Svg::default();
     let (x0, cw, top, ch) = (110.0, 50.0, 84.0, 50.0);
-    s.text(
-        20.0,
-        30.0,
-        Font::new(18).bold(),
-        &format!("A Bloom filter of m = {M} bits and k = {K} hash functions"),
-    );
-    s.text(20.0, 52.0, Font::new(14).fill(MUTED), &format!(
+    s.heading(&format!("A Bloom filter of m = {M} bits and k = {K} hash functions"), &format!(
         "murmur3 seed {SEED}, position i = ⌊(h1 + i·h2)·m / 2^64⌋: the walkthrough's real positions"
     ));
     indices(&mut s, x0, top - 8.0, cw, M, 1);
@@ -243,16 +237,10 @@ pub(super) fn blocked() -> String {
         .filter(|&i| mask[(i / 64) as usize] >> (i % 64) & 1 == 1)
         .collect();
     let mut s = Svg::default();
-    s.text(
-        20.0,
-        30.0,
-        Font::new(18).bold(),
-        &format!(
+    s.heading(&format!(
             "Blocked filter: block {b} of {}: 512 bits, one 64-byte cache line",
             f.blocks()
-        ),
-    );
-    s.text(20.0, 52.0, Font::new(14).fill(MUTED), &format!(
+        ), &format!(
         "{} bits, k = {}, {OTHERS} keys inserted, then “{ITEM}”: all its k bits fall in this one block",
         thousands(f.bits()),
         f.k()
@@ -333,16 +321,10 @@ pub(super) fn split_block() -> String {
     let m = mask(h as u32);
     let (old, new) = (base.block_slice()[b].0, f.block_slice()[b].0);
     let mut s = Svg::default();
-    s.text(
-        20.0,
-        30.0,
-        Font::new(18).bold(),
-        &format!(
+    s.heading(&format!(
             "Split block filter (Parquet): block {b} of {}, eight 32-bit words",
             f.blocks()
-        ),
-    );
-    s.text(20.0, 52.0, Font::new(14).fill(MUTED), &format!(
+        ), &format!(
         "{OTHERS} keys inserted, then “{ITEM}”: exactly one bit in each word, bit = (low32(h) · salt) >> 27"
     ));
     let labels: Vec<String> = (0..8).map(|w| format!("word {w}")).collect();
@@ -414,13 +396,7 @@ pub(super) fn counting() -> String {
     let after: Vec<u8> = (0..M).map(|i| f.counter(i)).collect();
     let mut s = Svg::default();
     let (x0, cw, ch) = (110.0, 50.0, 56.0);
-    s.text(
-        20.0,
-        30.0,
-        Font::new(18).bold(),
-        &format!("A counting Bloom filter: m = {M} four-bit counters, k = {K}"),
-    );
-    s.text(20.0, 52.0, Font::new(14).fill(MUTED), "insert adds 1 at each of the k positions, remove subtracts 1; a query asks whether all k are above 0");
+    s.heading(&format!("A counting Bloom filter: m = {M} four-bit counters, k = {K}"), "insert adds 1 at each of the k positions, remove subtracts 1; a query asks whether all k are above 0");
     let row = |s: &mut Svg, top: f64, v: &[u8], label: &str, changed: &[u64]| {
         s.text(20.0, top - 26.0, Font::new(15).bold(), label);
         indices(s, x0, top - 8.0, cw, M, 1);
@@ -535,17 +511,11 @@ pub(super) fn scalable() -> String {
     let layers: Vec<_> = f.layers().collect();
     let max_bits = layers.iter().map(|l| l.bits()).max().unwrap_or(1) as f64;
     let mut s = Svg::default();
-    s.text(
-        20.0,
-        30.0,
-        Font::new(18).bold(),
-        &format!(
+    s.heading(&format!(
             "A scalable Bloom filter after {} inserts: {} layers",
             thousands(SCALABLE_ITEMS),
             layers.len()
-        ),
-    );
-    s.text(20.0, 52.0, Font::new(14).fill(MUTED), &format!(
+        ), &format!(
         "first layer {FIRST} items, growth {}, tightening {}: a full layer is frozen and a larger, stricter one added",
         f.params().growth,
         f.params().tightening

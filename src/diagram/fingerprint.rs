@@ -386,16 +386,13 @@ pub(super) fn xor() -> String {
     let (aslots, afp) = f.slots_and_fingerprint(ABSENT.as_bytes());
     let l = f.segment_length();
     let mut s = Svg::default();
-    s.text(
-        20.0,
-        30.0,
-        Font::new(18).bold(),
+    s.heading(
         &format!(
             "An xor filter of {} keys: 3 segments of L = {l} slots, 8-bit fingerprints (hex)",
             FRUIT.len()
         ),
+        "each key hashes to one slot per segment; construction chose the slots' values so that their XOR is the key's fingerprint",
     );
-    s.text(20.0, 52.0, Font::new(14).fill(MUTED), "each key hashes to one slot per segment; construction chose the slots' values so that their XOR is the key's fingerprint");
     let y = segments(
         &mut s,
         f.table(),
@@ -443,17 +440,11 @@ pub(super) fn binary_fuse() -> String {
     let (aslots, afp) = f.slots_and_fingerprint(ABSENT.as_bytes());
     let l = f.segment_length();
     let mut s = Svg::default();
-    s.text(
-        20.0,
-        30.0,
-        Font::new(18).bold(),
-        &format!(
+    s.heading(&format!(
             "A binary fuse filter of {} keys: {} slots in segments of L = {l}",
             keys.len(),
             f.table().slots()
-        ),
-    );
-    s.text(20.0, 52.0, Font::new(14).fill(MUTED), "a key's three slots lie in three consecutive segments (a window), so construction and queries stay local");
+        ), "a key's three slots lie in three consecutive segments (a window), so construction and queries stay local");
     let y = segments(
         &mut s,
         f.table(),

@@ -195,6 +195,12 @@ impl Svg {
         self.text_attr(x, y, f, s, "");
     }
 
+    /// The title (bold, 18 px) and the one-line subtitle (muted, 14 px) every diagram opens with.
+    pub(crate) fn heading(&mut self, title: &str, subtitle: &str) {
+        self.text(20.0, 30.0, Font::new(18).bold(), title);
+        self.text(20.0, 52.0, Font::new(14).fill(MUTED), subtitle);
+    }
+
     /// Text with extra attributes.
     pub(crate) fn text_attr(&mut self, x: f64, y: f64, f: Font, s: &str, extra: &str) {
         debug_assert!(f.size >= MIN_FONT);

@@ -111,17 +111,11 @@ pub(super) fn quotient() -> String {
             .map(|k| colours[k % colours.len()])
     };
     let mut s = Svg::default();
-    s.text(
-        20.0,
-        30.0,
-        Font::new(18).bold(),
-        &format!(
+    s.heading(&format!(
             "A quotient filter: 2^{q} = {} slots, {r}-bit remainders, {} items",
             f.slots(),
             f.len()
-        ),
-    );
-    s.text(20.0, 52.0, Font::new(14).fill(MUTED), &format!(
+        ), &format!(
         "fingerprint = low {} bits of xxh3 (seed {seed}): top {q} bits = quotient (home slot), low {r} bits = remainder (stored)",
         q + r
     ));
