@@ -480,12 +480,7 @@ impl<H: ItemHasher> BlockedBloom<H> {
     where
         H: PartialEq,
     {
-        self.check_compatible(other)?;
-        for (a, b) in self.blocks.iter_mut().zip(&other.blocks) {
-            for (x, y) in a.0.iter_mut().zip(b.0) {
-                *x |= y;
-            }
-        }
+        self.combine(other, |x, y| *x |= y)?;
         self.len = self.len.saturating_add(other.len);
         Ok(())
     }
@@ -500,13 +495,22 @@ impl<H: ItemHasher> BlockedBloom<H> {
     where
         H: PartialEq,
     {
+        self.combine(other, |x, y| *x &= y)?;
+        self.len = self.len.min(other.len);
+        Ok(())
+    }
+
+    /// Apply `op` word by word to this filter and a compatible `other` (union and intersection).
+    fn combine(&mut self, other: &Self, op: impl Fn(&mut u64, u64)) -> Result<()>
+    where
+        H: PartialEq,
+    {
         self.check_compatible(other)?;
         for (a, b) in self.blocks.iter_mut().zip(&other.blocks) {
             for (x, y) in a.0.iter_mut().zip(b.0) {
-                *x &= y;
+                op(x, y);
             }
         }
-        self.len = self.len.min(other.len);
         Ok(())
     }
 
