@@ -536,22 +536,22 @@ xorf_set!(
 type MakeStatic = fn(&[u64]) -> Box<dyn StaticSet>;
 
 fn lab_xor8(k: &[u64]) -> Box<dyn StaticSet> {
-    Box::new(XorFilter::from_key_hashes(k.to_vec(), 8, Xxh3::default()).expect("xor"))
+    Box::new(XorFilter::from_key_hashes(k, 8, Xxh3::default()).expect("xor"))
 }
 fn lab_xor16(k: &[u64]) -> Box<dyn StaticSet> {
-    Box::new(XorFilter::from_key_hashes(k.to_vec(), 16, Xxh3::default()).expect("xor"))
+    Box::new(XorFilter::from_key_hashes(k, 16, Xxh3::default()).expect("xor"))
 }
 fn lab_fuse8(k: &[u64]) -> Box<dyn StaticSet> {
-    Box::new(BinaryFuseFilter::from_key_hashes(k.to_vec(), 8, 3, Xxh3::default()).expect("fuse"))
+    Box::new(BinaryFuseFilter::from_key_hashes(k, 8, 3, Xxh3::default()).expect("fuse"))
 }
 fn lab_fuse16(k: &[u64]) -> Box<dyn StaticSet> {
-    Box::new(BinaryFuseFilter::from_key_hashes(k.to_vec(), 16, 3, Xxh3::default()).expect("fuse"))
+    Box::new(BinaryFuseFilter::from_key_hashes(k, 16, 3, Xxh3::default()).expect("fuse"))
 }
 fn lab_fuse4_8(k: &[u64]) -> Box<dyn StaticSet> {
-    Box::new(BinaryFuseFilter::from_key_hashes(k.to_vec(), 8, 4, Xxh3::default()).expect("fuse"))
+    Box::new(BinaryFuseFilter::from_key_hashes(k, 8, 4, Xxh3::default()).expect("fuse"))
 }
 fn lab_fuse4_16(k: &[u64]) -> Box<dyn StaticSet> {
-    Box::new(BinaryFuseFilter::from_key_hashes(k.to_vec(), 16, 4, Xxh3::default()).expect("fuse"))
+    Box::new(BinaryFuseFilter::from_key_hashes(k, 16, 4, Xxh3::default()).expect("fuse"))
 }
 fn xorf_xor8(k: &[u64]) -> Box<dyn StaticSet> {
     Box::new(xorf::Xor8::from(k))

@@ -492,9 +492,7 @@ macro_rules! lab_static {
             $name,
             STATIC_KEYS_LAB,
             Role::Both,
-            |all: &[u64]| {
-                XorFilter::from_key_hashes(all.to_vec(), $f, Xxh3::default()).expect("xor")
-            },
+            |all: &[u64]| XorFilter::from_key_hashes(all, $f, Xxh3::default()).expect("xor"),
             |f, keys| count(f, keys, |f, k| f.contains_key_hash(k)),
             |f| {
                 let b = f.bits();
@@ -508,7 +506,7 @@ macro_rules! lab_static {
             STATIC_KEYS_LAB,
             Role::Both,
             |all: &[u64]| {
-                BinaryFuseFilter::from_key_hashes(all.to_vec(), $f, $arity, Xxh3::default())
+                BinaryFuseFilter::from_key_hashes(all, $f, $arity, Xxh3::default())
                     .expect("binary fuse")
             },
             |f, keys| count(f, keys, |f, k| f.contains_key_hash(k)),

@@ -6,6 +6,7 @@ use crate::filter::{Filter, FilterKind};
 use crate::hash::{HashId, ItemHasher, StrategyId, Xxh3};
 use crate::theory::binary_fuse as model;
 use crate::theory::xor as xor_model;
+use std::borrow::Cow;
 
 /// Hashes (slots) per key of the default, 3-wise filter ([`model::check_arity`] lists the
 /// arities built: 3 and 4).
@@ -187,7 +188,7 @@ impl<H: ItemHasher> BinaryFuseFilter<H> {
         xor_model::check_fingerprint_bits(f)?;
         model::check_arity(arity)?;
         let KeyHashes { hashes, given } = static_set::key_hashes(&hasher, keys);
-        Self::from_hashes(hashes, given, f, arity, hasher)
+        Self::from_hashes(hashes.into(), given, f, arity, hasher)
     }
 
     /// A binary fuse filter of keys given by their 64-bit key hashes (repeats allowed), the
@@ -198,7 +199,13 @@ impl<H: ItemHasher> BinaryFuseFilter<H> {
     ///
     /// # Errors
     /// As [`BinaryFuseFilter::from_keys_arity_and`].
-    pub fn from_key_hashes(hashes: Vec<u64>, f: u32, arity: u32, hasher: H) -> Result<Self> {
+    pub fn from_key_hashes<'a>(
+        hashes: impl Into<Cow<'a, [u64]>>,
+        f: u32,
+        arity: u32,
+        hasher: H,
+    ) -> Result<Self> {
+        let hashes = hashes.into();
         xor_model::check_fingerprint_bits(f)?;
         model::check_arity(arity)?;
         let given = hashes.len() as u64;
@@ -206,14 +213,14 @@ impl<H: ItemHasher> BinaryFuseFilter<H> {
     }
 
     fn from_hashes(
-        mut hashes: Vec<u64>,
+        mut hashes: Cow<'_, [u64]>,
         given: u64,
         f: u32,
         arity: u32,
         hasher: H,
     ) -> Result<Self> {
         if hashes.len() as u64 > xor_model::MAX_KEYS {
-            static_set::dedup(&mut hashes);
+            static_set::dedup(hashes.to_mut());
         }
         xor_model::check_keys(hashes.len() as u64)?;
         // n ≤ 2^31 keeps every count below 2^32 (at most 1.2·2^31 + 2^19 slots).
@@ -226,7 +233,7 @@ impl<H: ItemHasher> BinaryFuseFilter<H> {
     /// `n` distinct hashes cuts the table's slots into `segments + arity − 1` segments of `l`
     /// slots, `(l, segments, slots) = layout(n, a)`.
     fn construct(
-        hashes: Vec<u64>,
+        hashes: Cow<'_, [u64]>,
         given: u64,
         f: u32,
         arity: u32,
@@ -571,8 +578,10 @@ mod tests {
         // 40 keys in a table of 12 slots (one window of three segments of 4) can never peel:
         // every seed fails, and construction stops after MAX_ATTEMPTS.
         let hashes: Vec<u64> = (1..=40).collect();
-        let e = BinaryFuseFilter::construct(hashes, 40, 8, 3, Xxh3::default(), |_, _| (4, 1, 12))
-            .unwrap_err();
+        let e = BinaryFuseFilter::construct(hashes.into(), 40, 8, 3, Xxh3::default(), |_, _| {
+            (4, 1, 12)
+        })
+        .unwrap_err();
         assert_eq!(
             e,
             Error::Construction {

@@ -25,6 +25,7 @@
 
 use crate::error::{Error, Result};
 use crate::hash::{ItemHasher, mix64};
+use std::borrow::Cow;
 use std::io::{self, Write};
 use std::ops::BitXor;
 
@@ -254,7 +255,7 @@ pub(crate) struct Cut<P> {
 /// [`Error::Allocation`]; [`Error::Construction`] (naming `kind`) when every seed fails.
 pub(crate) fn peel_attempts<H: ItemHasher, const A: usize, P: Fn(u64) -> [u32; A]>(
     (kind, label): (&'static str, &[u8]),
-    mut hashes: Vec<u64>,
+    mut hashes: Cow<'_, [u64]>,
     f: u32,
     hasher: &H,
     cut: impl Fn(u64, u32) -> Cut<P>,
@@ -277,9 +278,10 @@ pub(crate) fn peel_attempts<H: ItemHasher, const A: usize, P: Fn(u64) -> [u32; A
             0
         };
         fill_mixed(&mut mixed, &hashes, seed, bits, &mut peeler.hist)?;
+        let keys = &mut mixed[..hashes.len()];
         let ok = match &mut table {
-            Table::F8(t) => peeler.peel(&mut mixed, t, c.positions)?,
-            Table::F16(t) => peeler.peel(&mut mixed, t, c.positions)?,
+            Table::F8(t) => peeler.peel(keys, t, c.positions)?,
+            Table::F16(t) => peeler.peel(keys, t, c.positions)?,
         };
         if ok {
             return Ok(Peeled {
@@ -291,8 +293,9 @@ pub(crate) fn peel_attempts<H: ItemHasher, const A: usize, P: Fn(u64) -> [u32; A
         }
         if !deduped {
             deduped = true;
-            dedup(&mut hashes);
-            hashes.shrink_to_fit();
+            let owned = hashes.to_mut(); // a copy only when the keys were lent
+            dedup(owned);
+            owned.shrink_to_fit();
         }
     }
     Err(Error::Construction {
@@ -306,11 +309,17 @@ pub(crate) fn peel_attempts<H: ItemHasher, const A: usize, P: Fn(u64) -> [u32; A
 /// slot) stay in cache, so ordering the keys by window would cost more than it saves.
 const SORT_FROM_SLOTS: u64 = 1 << 16;
 
-/// `mixed` = the hashes mixed with `seed`, counting-sorted by their top `bits` bits (in
-/// input order when `bits` is 0): one pass mixes and counts, one mixes again and scatters
-/// straight into `mixed` (mixing twice costs a few instructions a key; a second 8-byte buffer
-/// written and read again costs more at large `n`). The order only serves locality: the
-/// peeling's result does not depend on it (see [`Peeler::peel`]).
+/// `mixed` = the hashes mixed with `seed`, ordered by their top `bits` bits (in input order
+/// when `bits` is 0), followed by one entry that is not part of the result. The order only
+/// serves locality: the peeling's result does not depend on it (see [`Peeler::peel`]).
+///
+/// One pass, as in Graf & Lemire's reference code (JEA 2022): bucket `b` of the `2^bits`
+/// starts writing at its expected place `b·n/2^bits`; a key whose bucket's next place is
+/// taken goes to the next bucket's. It terminates: a bucket's next place only moves past a
+/// place it filled, so some bucket's next place is always a free one, and the keys try every
+/// bucket in turn; the extra entry at `n` (never 0) stops a bucket at the end. A free place
+/// is a 0, so a mixed hash of 0 (one chance in 2^64 a key) makes the attempt fall back to an
+/// exact counting sort ([`sort_mixed_exact`]).
 fn fill_mixed(
     mixed: &mut Vec<u64>,
     hashes: &[u64],
@@ -321,10 +330,39 @@ fn fill_mixed(
     let n = hashes.len();
     if bits == 0 {
         mixed.clear();
-        mixed.try_reserve_exact(n).map_err(|_| alloc_err(n, 8))?;
+        mixed
+            .try_reserve_exact(n + 1)
+            .map_err(|_| alloc_err(n + 1, 8))?;
         mixed.extend(hashes.iter().map(|&k| mix(k, seed)));
+        mixed.push(1);
         return Ok(());
     }
+    zeroed_scratch(mixed, n + 1)?;
+    mixed[n] = 1;
+    let buckets = 1usize << bits;
+    let shift = 64 - bits;
+    hist.clear();
+    hist.extend((0..buckets as u64).map(|b| ((b * n as u64) >> bits) as u32));
+    let mut zero = false;
+    for &k in hashes {
+        let h = mix(k, seed);
+        zero |= h == 0;
+        let mut b = (h >> shift) as usize;
+        while mixed[hist[b] as usize] != 0 {
+            b = (b + 1) & (buckets - 1);
+        }
+        mixed[hist[b] as usize] = h;
+        hist[b] += 1;
+    }
+    if zero {
+        sort_mixed_exact(mixed, hashes, seed, bits, hist);
+    }
+    Ok(())
+}
+
+/// `mixed[..n]` = the hashes mixed with `seed`, counting-sorted by their top `bits` bits (two
+/// passes: one counts, one scatters); `mixed` has `n + 1` entries.
+fn sort_mixed_exact(mixed: &mut [u64], hashes: &[u64], seed: u64, bits: u32, hist: &mut Vec<u32>) {
     let shift = 64 - bits;
     hist.clear();
     hist.resize(1 << bits, 0);
@@ -337,59 +375,88 @@ fn fill_mixed(
         *c = at;
         at += here;
     }
-    if mixed.len() != n {
-        // Every entry is written below (the buckets cover 0..n): fresh zero pages, no memset.
-        drop(std::mem::take(mixed));
-        *mixed = fresh_zeroed(n)?;
-    }
     for &k in hashes {
         let h = mix(k, seed);
         let b = &mut hist[(h >> shift) as usize];
         mixed[*b as usize] = h;
         *b += 1;
     }
-    Ok(())
 }
 
-/// A zeroed vector of `n` elements, allocated zeroed (`vec!` of a zero value asks the allocator
-/// for zeroed memory, which for large blocks is fresh pages: no pass of writes before the
-/// first use). `vec!` aborts when memory runs out, so the size is first reserved fallibly (and
-/// given back) to turn the common failure, a size the allocator refuses, into
-/// [`Error::Allocation`].
-fn fresh_zeroed<T: Copy + Default>(n: usize) -> Result<Vec<T>> {
-    let mut probe: Vec<T> = Vec::new();
-    probe
-        .try_reserve_exact(n)
-        .map_err(|_| alloc_err(n, std::mem::size_of::<T>() as u128))?;
-    drop(probe);
-    Ok(vec![T::default(); n])
+/// The element types of the construction's scratch vectors: integers, for which all-zero
+/// bytes are the value 0 (what [`fresh_zeroed`] relies on).
+trait Zeroable: Copy + Default {}
+impl Zeroable for u8 {}
+impl Zeroable for u16 {}
+impl Zeroable for u32 {}
+impl Zeroable for u64 {}
+
+/// A zeroed vector of `n` elements straight from the allocator's zeroed memory
+/// (`alloc_zeroed`: for a large block that is fresh pages, so there is no pass of writes before
+/// the first use), or [`Error::Allocation`] when the allocator refuses it.
+///
+/// Safe Rust has no fallible zeroed allocation: `vec![0; n]` aborts when memory runs out, and
+/// the earlier way round it (reserve `n` fallibly, give it back, then `vec!`) made the
+/// allocator hand back a used block, which it must then clear: 24 MB of `memset` in a build of
+/// 10⁶ keys, 286 against 259 million instructions for the whole build (cachegrind), and a
+/// one-shot build 0.94× xorf's time instead of 1.01× (medians of 15 fresh processes each,
+/// `experiments/programs/static_build.rs --reps 1`).
+fn fresh_zeroed<T: Zeroable>(n: usize) -> Result<Vec<T>> {
+    let size = std::mem::size_of::<T>();
+    let layout = std::alloc::Layout::array::<T>(n).map_err(|_| alloc_err(n, size as u128))?;
+    if layout.size() == 0 {
+        return Ok(Vec::new());
+    }
+    // SAFETY: `layout` has a non-zero size (checked above), as `alloc_zeroed` requires.
+    #[allow(unsafe_code)]
+    let p = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<T>();
+    if p.is_null() {
+        return Err(alloc_err(n, size as u128));
+    }
+    // SAFETY: `p` was allocated by the global allocator with `Layout::array::<T>(n)`, the
+    // layout a `Vec<T>` of capacity `n` owns (same size and alignment), so the `Vec` may free
+    // it; its `n` elements are initialised, because every byte is zero and the all-zero bytes
+    // are a valid `T` for each `Zeroable` type (unsigned integers: the value 0).
+    #[allow(unsafe_code)]
+    Ok(unsafe { Vec::from_raw_parts(p, n, n) })
 }
 
-/// A per-slot key count of the peeling: `u8` first (a byte a slot: the counts and XORs of a
-/// large table are 9 bytes a slot, not 12), `u32` when a slot holds more than 255 keys.
-trait Count: Copy + Default + Eq {
-    const ONE: Self;
-    fn inc(self) -> Self;
-    fn dec(self) -> Self;
-    fn get(self) -> u64;
+/// A per-slot record of the peeling: the number of keys still at the slot, shifted left by two,
+/// XOR the indices (0 to `A` − 1) of the slot among each such key's slots. Once one key is
+/// left, the low two bits say which of its slots this is, so the peeling need not remember the
+/// slot it peeled a key from (the trick of Graf & Lemire's reference code, JEA 2022, §4): one
+/// byte a key instead of a four-byte slot number. `u8` first (a byte a slot: the counts and
+/// XORs of a large table are 9 bytes a slot, not 12), `u32` when a slot holds more than 63 keys.
+trait Count: Zeroable + Eq {
+    /// Add a key whose `j`-th slot this is.
+    fn add(self, j: u32) -> Self;
+    /// Remove a key whose `j`-th slot this is.
+    fn remove(self, j: u32) -> Self;
+    /// Keys at the slot (modulo the type's range: a wrap is caught by the sum check).
+    fn keys(self) -> u64;
+    /// With one key left: which of its slots this is.
+    fn which(self) -> u8;
 }
 
-/// The per-slot key counts: one byte (as xorf keeps them) or, after a byte wrapped, four.
+/// The per-slot records: one byte (as xorf keeps them) or, after a byte wrapped, four.
 macro_rules! impl_count {
     ($($t:ty),*) => {$(
         impl Count for $t {
-            const ONE: Self = 1;
             #[inline]
-            fn inc(self) -> Self {
-                self.wrapping_add(1)
+            fn add(self, j: u32) -> Self {
+                self.wrapping_add(4) ^ (j as $t)
             }
             #[inline]
-            fn dec(self) -> Self {
-                self.wrapping_sub(1)
+            fn remove(self, j: u32) -> Self {
+                self.wrapping_sub(4) ^ (j as $t)
             }
             #[inline]
-            fn get(self) -> u64 {
-                u64::from(self)
+            fn keys(self) -> u64 {
+                u64::from(self >> 2)
+            }
+            #[inline]
+            fn which(self) -> u8 {
+                (self & 3) as u8
             }
         }
     )*};
@@ -398,7 +465,7 @@ impl_count!(u8, u32);
 
 /// A zeroed scratch vector of `n` elements: cleared in place when it already has `n` (a retry),
 /// else allocated zeroed.
-fn zeroed_scratch<T: Copy + Default>(v: &mut Vec<T>, n: usize) -> Result<()> {
+fn zeroed_scratch<T: Zeroable>(v: &mut Vec<T>, n: usize) -> Result<()> {
     if v.len() == n {
         v.fill(T::default());
     } else {
@@ -419,8 +486,8 @@ pub(crate) struct Peeler {
     xors: Vec<u64>,
     /// Stack of slots whose count reached 1.
     alone: Vec<u32>,
-    /// For each peeled key, in peeling order, the slot it was peeled from.
-    order: Vec<u32>,
+    /// For each peeled key, in peeling order, which of its slots it was peeled from.
+    which: Vec<u8>,
     /// Counting-sort buckets.
     hist: Vec<u32>,
 }
@@ -474,25 +541,27 @@ impl Peeler {
             drop(std::mem::take(&mut self.alone));
             self.alone = fresh_zeroed(slots + 1)?;
         }
-        self.order.clear();
-        self.order
-            .try_reserve_exact(n)
-            .map_err(|_| alloc_err(n, 4))?;
-        let (count, xors, alone) = (&mut count[..], &mut self.xors[..], &mut self.alone);
+        if self.which.len() != n {
+            // Written before read (one entry a peeled key): zeroed only when new.
+            drop(std::mem::take(&mut self.which));
+            self.which = fresh_zeroed(n)?;
+        }
+        let (count, xors, alone) = (&mut count[..], &mut self.xors[..], &mut self.alone[..]);
+        let which = &mut self.which[..];
         for &h in hashes.iter() {
-            for p in pos(h) {
+            for (j, p) in (0u32..).zip(pos(h)) {
                 let p = p as usize;
-                count[p] = count[p].inc();
+                count[p] = count[p].add(j);
                 xors[p] ^= h;
             }
         }
-        // Every slot whose count is 1, as a stack (written always, kept when the count is 1).
+        // Every slot with one key, as a stack (written always, kept when the count is 1).
         let mut top = 0usize;
         let mut sum = 0u64;
         for (i, &c) in count.iter().enumerate() {
             alone[top] = i as u32;
-            top += usize::from(c == C::ONE);
-            sum += c.get();
+            top += usize::from(c.keys() == 1);
+            sum += c.keys();
         }
         if sum != (A as u64) * (n as u64) {
             return Ok(None);
@@ -501,35 +570,46 @@ impl Peeler {
         while top > 0 {
             top -= 1;
             let i = alone[top] as usize;
-            if count[i] != C::ONE {
+            let c = count[i];
+            if c.keys() != 1 {
                 continue;
             }
             let h = xors[i];
             // The counting pass above read every hash: the slots are free for the order.
             hashes[done] = h;
+            which[done] = c.which();
             done += 1;
-            self.order.push(i as u32);
-            for p in pos(h) {
-                let p = p as usize;
-                count[p] = count[p].dec();
+            // The key's other `A` − 1 slots (slot i keeps its record: nothing reads it again).
+            let ps = pos(h);
+            let w = usize::from(c.which());
+            for t in 1..A {
+                // The slots other than w in increasing order (the order of the pushes, hence
+                // the table built, is the same as when every slot is visited).
+                let j = t - 1 + usize::from(t > w);
+                let p = ps[j] as usize;
+                // The new count from a register, not read back from memory: the next pop
+                // waits for this test.
+                let c = count[p].remove(j as u32);
+                count[p] = c;
                 xors[p] ^= h;
                 // A slot reaches 1 at most once, so at most `slots` pushes in all.
                 alone[top] = p as u32;
-                top += usize::from(count[p] == C::ONE);
+                top += usize::from(c.keys() == 1);
             }
         }
         if done != n {
             return Ok(Some(false));
         }
         debug_assert!(table.iter().all(|&v| v == F::default()));
-        for (&h, &i) in hashes.iter().zip(&self.order).rev() {
+        for (&h, &w) in hashes.iter().zip(which.iter()).rev() {
+            let ps = pos(h);
             let mut v = F::from_hash(h);
-            for p in pos(h) {
+            for p in ps {
                 v = v ^ table[p as usize];
             }
-            // table[i] was 0 when XORed in above (no key peeled later uses slot i), so the
-            // key's slots now XOR to its fingerprint.
-            table[i as usize] = v;
+            // The key's slot `w` was 0 when XORed in above (no key peeled later uses it), so
+            // the key's slots now XOR to its fingerprint.
+            table[ps[usize::from(w)] as usize] = v;
         }
         Ok(Some(true))
     }
@@ -555,11 +635,40 @@ pub(crate) fn matches<const A: usize, F: Slot>(table: &[F], h: u64, pos: [u32; A
 mod tests {
     use super::*;
 
-    /// A slot shared by more keys than a byte counts (257: the byte wraps to 1, which would
-    /// look alone) still peels, through the 32-bit counts, to a table every key matches.
+    /// The one-pass bucket fill gives back every mixed hash exactly once, also when one of
+    /// them mixes to 0 (a 0 marks a free place, so that attempt falls back to the exact
+    /// counting sort, whose output is ordered by the top bits).
     #[test]
-    fn a_slot_of_more_than_255_keys_peels_exactly() {
-        for n in [255u32, 256, 257, 600] {
+    fn the_one_pass_order_keeps_every_hash() {
+        let seed = 0x1234_5678_9abc_def0u64;
+        for with_zero in [false, true] {
+            let mut hashes: Vec<u64> = (0..50_000u64).map(mix64).collect();
+            if with_zero {
+                // mix64(0) = 0, so this key mixes to 0.
+                hashes[777] = 0u64.wrapping_sub(seed);
+                assert_eq!(mix(hashes[777], seed), 0);
+            }
+            let (mut mixed, mut hist) = (Vec::new(), Vec::new());
+            fill_mixed(&mut mixed, &hashes, seed, 8, &mut hist).expect("fill");
+            assert_eq!(mixed.len(), hashes.len() + 1);
+            let order = mixed[..hashes.len()].to_vec();
+            let mut got = order.clone();
+            got.sort_unstable();
+            let mut want: Vec<u64> = hashes.iter().map(|&k| mix(k, seed)).collect();
+            want.sort_unstable();
+            assert_eq!(got, want, "with_zero = {with_zero}");
+            if with_zero {
+                assert!(order.windows(2).all(|w| w[0] >> 56 <= w[1] >> 56));
+            }
+        }
+    }
+
+    /// A slot shared by more keys than a byte counts (a byte holds 63 keys beside the two
+    /// index bits; at 65 it wraps to one key, which would look alone) still peels, through the
+    /// 32-bit counts, to a table every key matches.
+    #[test]
+    fn a_slot_of_more_than_63_keys_peels_exactly() {
+        for n in [63u32, 64, 65, 255, 256, 257, 600] {
             // Key k: slot 0 (shared by all) and two slots of its own.
             let pos = |h: u64| {
                 let k = (h >> 32) as u32;

@@ -5,6 +5,7 @@ use crate::error::{Error, Result};
 use crate::filter::{Filter, FilterKind};
 use crate::hash::{HashId, ItemHasher, StrategyId, Xxh3};
 use crate::theory::xor as model;
+use std::borrow::Cow;
 
 /// An xor filter: a static set of keys in `1.23·n + 32` slots of 8- or 16-bit fingerprints,
 /// three slots per key (Graf & Lemire 2020, "Xor Filters: Faster and Smaller Than Bloom and
@@ -85,7 +86,7 @@ impl<H: ItemHasher> XorFilter<H> {
     {
         model::check_fingerprint_bits(f)?;
         let KeyHashes { hashes, given } = static_set::key_hashes(&hasher, keys);
-        Self::from_hashes(hashes, given, f, hasher)
+        Self::from_hashes(hashes.into(), given, f, hasher)
     }
 
     /// An xor filter of keys given by their 64-bit key hashes (repeats allowed), the value
@@ -97,15 +98,20 @@ impl<H: ItemHasher> XorFilter<H> {
     ///
     /// # Errors
     /// As [`XorFilter::from_keys_and`].
-    pub fn from_key_hashes(hashes: Vec<u64>, f: u32, hasher: H) -> Result<Self> {
+    pub fn from_key_hashes<'a>(
+        hashes: impl Into<Cow<'a, [u64]>>,
+        f: u32,
+        hasher: H,
+    ) -> Result<Self> {
+        let hashes = hashes.into();
         model::check_fingerprint_bits(f)?;
         let given = hashes.len() as u64;
         Self::from_hashes(hashes, given, f, hasher)
     }
 
-    fn from_hashes(mut hashes: Vec<u64>, given: u64, f: u32, hasher: H) -> Result<Self> {
+    fn from_hashes(mut hashes: Cow<'_, [u64]>, given: u64, f: u32, hasher: H) -> Result<Self> {
         if hashes.len() as u64 > model::MAX_KEYS {
-            static_set::dedup(&mut hashes);
+            static_set::dedup(hashes.to_mut());
         }
         model::check_keys(hashes.len() as u64)?;
         // n ≤ 2^31 keeps 3·L = 3·⌈(1.23·n + 32)/3⌉ below 2^32.
@@ -117,7 +123,7 @@ impl<H: ItemHasher> XorFilter<H> {
     /// Peel the hashes into a table of segments of `segment(n)` slots for `n` distinct keys,
     /// trying at most [`static_set::MAX_ATTEMPTS`] seeds.
     fn construct(
-        hashes: Vec<u64>,
+        hashes: Cow<'_, [u64]>,
         given: u64,
         f: u32,
         hasher: H,
@@ -324,8 +330,8 @@ mod tests {
     /// `MAX_ATTEMPTS` of them construction stops with a typed error (a loop bound, no timer).
     #[test]
     fn construction_that_cannot_peel_stops_with_a_typed_error() {
-        let e =
-            XorFilter::construct(vec![1, 2, 3, 4, 5], 5, 8, Xxh3::default(), |_| 1).unwrap_err();
+        let e = XorFilter::construct(vec![1, 2, 3, 4, 5].into(), 5, 8, Xxh3::default(), |_| 1)
+            .unwrap_err();
         assert_eq!(
             e,
             Error::Construction {
@@ -335,7 +341,7 @@ mod tests {
             }
         );
         // One key always peels, even in three slots.
-        let x = XorFilter::construct(vec![7], 1, 8, Xxh3::default(), |_| 1).unwrap();
+        let x = XorFilter::construct(vec![7].into(), 1, 8, Xxh3::default(), |_| 1).unwrap();
         assert_eq!(x.attempts(), 1);
     }
 
