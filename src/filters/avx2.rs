@@ -31,10 +31,10 @@ pub(crate) trait Kernel {
     fn run(self) -> Self::Out;
 }
 
-/// Proof that this CPU has AVX2: only [`Avx2::detect`] makes one, after the CPU test. A filter
-/// keeps the `Option<Avx2>` it was built with, so its hot path tests one byte of its own instead
-/// of std's feature cache (five instructions per operation, callgrind), and [`dispatch_with`]
-/// may call the AVX2 code whenever it is given one.
+/// Proof that this CPU has AVX2: on x86-64 only [`Avx2::detect`] makes one (and [`Avx2::hot`],
+/// through it), after the CPU test. A filter keeps the `Option<Avx2>` it was built with, so its
+/// hot path tests one byte of its own instead of std's feature cache (five instructions per
+/// operation, callgrind), and [`dispatch_with`] may call the AVX2 code whenever it is given one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Avx2(());
 
@@ -43,6 +43,22 @@ impl Avx2 {
     #[must_use]
     pub(crate) fn detect() -> Option<Self> {
         avx2_available().then_some(Self(()))
+    }
+
+    /// The token of a filter's one-test hot path: `Some` where [`dispatch_with`] given it runs the
+    /// best code this CPU has. On x86-64 that is [`Avx2::detect`]; elsewhere it is always `Some`,
+    /// because there [`dispatch_with`] ignores the token and runs the portable code in line (no
+    /// `unsafe` code exists there for the token to guard).
+    #[must_use]
+    pub(crate) fn hot() -> Option<Self> {
+        #[cfg(target_arch = "x86_64")]
+        {
+            Self::detect()
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            Some(Self(()))
+        }
     }
 }
 

@@ -97,6 +97,12 @@ pub struct SplitBlockBloom<H = Xxh64> {
     legacy_hash128: bool,
     /// Whether this CPU has AVX2 (tested once, when the filter is made).
     cpu: Option<Avx2>,
+    /// The one byte `insert` and `contains` test: `Some` when they may hash with `hash64` and run
+    /// the AVX2 kernel with no further test (`cpu` is `Some` and `legacy_hash128` is false; on
+    /// other architectures whenever `legacy_hash128` is false), else `None`, and they call the
+    /// out-of-line path that tests both. Set with them, in [`SplitBlockBloom::new_from`] and
+    /// [`SplitBlockBloom::with_legacy_hash128`].
+    fast: Option<Avx2>,
 }
 
 impl SplitBlockBloom<Xxh64> {
@@ -185,16 +191,22 @@ impl<H: ItemHasher> SplitBlockBloom<H> {
         let mut v: Vec<SbBlock> = Vec::new();
         v.try_reserve_exact(count).map_err(|_| alloc_err())?;
         v.resize(count, SbBlock::default());
+        Ok(Self::new_from(v, 0, hasher))
+    }
+
+    /// The filter of these parts, hashing with `hash64` (the blocks are 1 ..= 2³²).
+    fn new_from(blocks: Vec<SbBlock>, len: u64, hasher: H) -> Self {
         let parquet_hash =
             hasher.id() == HashId::Xxh64 && hasher.hash128(b"").lo == XXH64_EMPTY_SEED0;
-        Ok(Self {
-            blocks: v,
-            len: 0,
+        Self {
+            blocks,
+            len,
             hasher,
             parquet_hash,
             legacy_hash128: false,
             cpu: Avx2::detect(),
-        })
+            fast: Avx2::hot(),
+        }
     }
 
     /// Rebuild from saved parts (see [`crate::persist`]).
@@ -208,16 +220,7 @@ impl<H: ItemHasher> SplitBlockBloom<H> {
                 blocks.len()
             )));
         }
-        let parquet_hash =
-            hasher.id() == HashId::Xxh64 && hasher.hash128(b"").lo == XXH64_EMPTY_SEED0;
-        Ok(Self {
-            blocks,
-            len,
-            hasher,
-            parquet_hash,
-            legacy_hash128: false,
-            cpu: Avx2::detect(),
-        })
+        Ok(Self::new_from(blocks, len, hasher))
     }
 
     /// Hash items as files written before the 64-bit layout did (`hash128(item).lo`): what the
@@ -226,6 +229,7 @@ impl<H: ItemHasher> SplitBlockBloom<H> {
     #[must_use]
     pub fn with_legacy_hash128(mut self, legacy: bool) -> Self {
         self.legacy_hash128 = legacy;
+        self.fast = if legacy { None } else { Avx2::hot() };
         self
     }
 
@@ -289,6 +293,25 @@ impl<H: ItemHasher> SplitBlockBloom<H> {
     #[must_use]
     pub fn contains_hash(&self, h: u64) -> bool {
         dispatch_with(self.cpu, ContainsHash { f: self, h })
+    }
+
+    /// [`Filter::insert`] for a legacy file or a CPU without AVX2 (out of line, see `insert`).
+    #[inline(never)]
+    fn insert_slow(&mut self, item: &[u8]) {
+        let h = self.hash(item);
+        dispatch_with(self.cpu, InsertHash { f: self, h });
+    }
+
+    /// [`Filter::contains`] for a legacy file or a CPU without AVX2 (out of line).
+    #[inline(never)]
+    fn contains_slow(&self, item: &[u8]) -> bool {
+        dispatch_with(
+            self.cpu,
+            ContainsHash {
+                f: self,
+                h: self.hash(item),
+            },
+        )
     }
 
     /// Insert every item of `items`: a chunk of [`BATCH`] items is hashed first, then its blocks
@@ -368,9 +391,9 @@ impl<H: ItemHasher> SplitBlockBloom<H> {
     #[doc(hidden)]
     #[inline]
     pub fn portable_insert(&mut self, item: &[u8]) {
+        self.len = self.len.wrapping_add(1);
         let h = self.hash(item);
         self.insert_hash_portable(h);
-        self.len = self.len.saturating_add(1);
     }
 
     /// [`Filter::contains_batch`] on the portable path (see
@@ -407,24 +430,38 @@ impl<H: ItemHasher> Filter for SplitBlockBloom<H> {
         self.insert(item);
         Ok(())
     }
-    // The hash is computed here, in the caller's code (where it inlines, and a known key length
-    // folds), and only the block work runs in the AVX2 function: the hash call did not inline
-    // into it (callgrind: 32 instructions per 8-byte key against 23 inline).
+    // One test of one byte (`fast`) chooses the path: the hash is computed here, in the caller's
+    // code (where it inlines, and a known key length folds), and only the block work runs in the
+    // AVX2 function, a tail call (the hash call did not inline into it: callgrind, 32
+    // instructions per 8-byte key against 23 inline). Legacy files and CPUs without AVX2 take
+    // the out-of-line path, which tests `legacy_hash128` and `cpu` (gate, per operation: 5
+    // instructions for the two tests in line, 2 for this one).
     #[inline]
     fn insert(&mut self, item: &[u8]) {
-        let h = self.hash(item);
-        dispatch_with(self.cpu, InsertHash { f: self, h });
-        self.len = self.len.saturating_add(1);
+        // Before the kernel, so that the kernel is a tail call (nothing is left after it).
+        // Wrapping: one `inc` against five instructions for `saturating_add` (callgrind, gate).
+        // It cannot wrap in practice: 2^64 inserts at one per nanosecond take 584 years.
+        self.len = self.len.wrapping_add(1);
+        match self.fast {
+            Some(cpu) => {
+                let h = self.hasher.hash64(item);
+                dispatch_with(Some(cpu), InsertHash { f: self, h });
+            }
+            None => with_local_copy(item, |item| self.insert_slow(item)),
+        }
     }
     #[inline]
     fn contains(&self, item: &[u8]) -> bool {
-        dispatch_with(
-            self.cpu,
-            ContainsHash {
-                f: self,
-                h: self.hash(item),
-            },
-        )
+        match self.fast {
+            Some(cpu) => dispatch_with(
+                Some(cpu),
+                ContainsHash {
+                    f: self,
+                    h: self.hasher.hash64(item),
+                },
+            ),
+            None => with_local_copy(item, |item| self.contains_slow(item)),
+        }
     }
     /// Hash a chunk of [`BATCH`] items and find their blocks first, then probe them (see the
     /// module doc).
@@ -493,6 +530,20 @@ impl<H: ItemHasher> Filter for SplitBlockBloom<H> {
                 format!("{:.6}", theory::fpr_classic(self.bits(), self.len, WORDS)),
             ),
         ]
+    }
+}
+
+/// `f(item)`, with an 8-byte `item` first copied into this frame: the out-of-line arm of
+/// `insert` and `contains` calls it. A caller whose key is a register (`&k.to_le_bytes()`) must
+/// otherwise store the key in its frame before the `fast` test, which keeps a frame on the AVX2
+/// path too (push, store, pop: 3 instructions per operation, gate); with the copy, the compiler
+/// forwards the key and makes the frame in the out-of-line arm only. Other lengths are passed
+/// as they are (for a length known at compile time the test folds).
+#[inline(always)]
+fn with_local_copy<R>(item: &[u8], f: impl FnOnce(&[u8]) -> R) -> R {
+    match <[u8; 8]>::try_from(item) {
+        Ok(copy) => f(&copy),
+        Err(_) => f(item),
     }
 }
 

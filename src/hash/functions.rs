@@ -208,22 +208,40 @@ impl ItemHasher for Wyhash {
 }
 
 /// XXH3 with 128-bit output (the `xxhash-rust` crate), seeded.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Xxh3 {
     seed: u64,
+    /// The seed's term of the 4..=8-byte path, computed once from `seed` (see [`xxh3_64_4to8`]).
+    bitflip_4to8: u64,
 }
 
 impl Xxh3 {
     /// XXH3 with a seed.
     #[must_use]
     pub fn with_seed(seed: u64) -> Self {
-        Self { seed }
+        Self {
+            seed,
+            bitflip_4to8: bitflip_4to8(seed),
+        }
     }
 
     /// The seed.
     #[must_use]
     pub fn seed(&self) -> u64 {
         self.seed
+    }
+}
+
+impl Default for Xxh3 {
+    /// Seed 0 (XXH3's unseeded function).
+    fn default() -> Self {
+        Self::with_seed(0)
+    }
+}
+
+impl std::fmt::Debug for Xxh3 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Xxh3").field("seed", &self.seed).finish()
     }
 }
 
@@ -244,7 +262,7 @@ impl ItemHasher for Xxh3 {
     #[inline(always)]
     fn hash64(&self, bytes: &[u8]) -> u64 {
         if let 4..=8 = bytes.len() {
-            return xxh3_64_4to8(bytes, self.seed);
+            return xxh3_64_4to8(bytes, self.bitflip_4to8);
         }
         xxhash_rust::xxh3::xxh3_64_with_seed(bytes, self.seed)
     }
@@ -254,19 +272,27 @@ impl ItemHasher for Xxh3 {
     }
 }
 
+/// The seed's term of `XXH3_len_4to8_64b` (xxHash `doc/xxhash_spec.md`, "XXH3 algorithm",
+/// inputs of 4 to 8 bytes): `(secret[8..16] ^ secret[16..24]) - (seed ^ (bswap32(seed) << 32))`,
+/// with the default secret's little-endian words. It depends on the seed only, so [`Xxh3`]
+/// keeps it: a hash of 4 to 8 bytes then loads one word instead of recomputing it (six
+/// instructions per hash, callgrind, gate `lab_split_block_xxh3`).
+fn bitflip_4to8(seed: u64) -> u64 {
+    const SECRET_8: u64 = 0x1cad_21f7_2c81_017c;
+    const SECRET_16: u64 = 0xdb97_9083_e96d_d4de;
+    let seed = seed ^ (u64::from((seed as u32).swap_bytes()) << 32);
+    (SECRET_8 ^ SECRET_16).wrapping_sub(seed)
+}
+
 /// XXH3-64 of 4 to 8 bytes, inline: the specification's `XXH3_len_4to8_64b` (Collet, xxHash
-/// `doc/xxhash_spec.md`, "XXH3 algorithm", inputs of 4 to 8 bytes), with the default secret's
-/// bytes 8..24. The crate's entry point handles every length and is too large to be inlined,
+/// `doc/xxhash_spec.md`, "XXH3 algorithm", inputs of 4 to 8 bytes), given the seed's term
+/// [`bitflip_4to8`]. The crate's entry point handles every length and is too large to be inlined,
 /// which cost an 8-byte key ~15 more instructions than the hash itself (callgrind, gate). Equal
 /// to the crate for every length 4..=8 and seed (tested).
 #[inline(always)]
-fn xxh3_64_4to8(input: &[u8], seed: u64) -> u64 {
-    // Little-endian words of the default secret at offsets 8 and 16.
-    const SECRET_8: u64 = 0x1cad_21f7_2c81_017c;
-    const SECRET_16: u64 = 0xdb97_9083_e96d_d4de;
+fn xxh3_64_4to8(input: &[u8], bitflip: u64) -> u64 {
     const M: u64 = 0x9fb2_1c65_1e98_df25;
     let len = input.len();
-    let seed = seed ^ (u64::from((seed as u32).swap_bytes()) << 32);
     let lo = u32::from_le_bytes([input[0], input[1], input[2], input[3]]);
     let hi = u32::from_le_bytes([
         input[len - 4],
@@ -274,8 +300,7 @@ fn xxh3_64_4to8(input: &[u8], seed: u64) -> u64 {
         input[len - 2],
         input[len - 1],
     ]);
-    let mut v = (u64::from(hi).wrapping_add(u64::from(lo) << 32))
-        ^ (SECRET_8 ^ SECRET_16).wrapping_sub(seed);
+    let mut v = (u64::from(hi).wrapping_add(u64::from(lo) << 32)) ^ bitflip;
     v ^= v.rotate_left(49) ^ v.rotate_left(24);
     v = v.wrapping_mul(M);
     v ^= (v >> 35).wrapping_add(len as u64);
