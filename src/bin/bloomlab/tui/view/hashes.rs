@@ -26,6 +26,7 @@ fn short(s: StrategyId) -> &'static str {
         StrategyId::Guava32 => "guava32",
         StrategyId::Guava64 => "guava64",
         StrategyId::EnhancedDouble64 => "enh-dbl-64",
+        StrategyId::RotateAdd64 => "rot-add-64",
         _ => "?",
     }
 }
