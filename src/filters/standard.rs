@@ -133,6 +133,13 @@ impl<H: ItemHasher, S: IndexStrategy> StandardBloom<H, S> {
     /// Insert `item`; returns true if at least one bit changed (the item was certainly new).
     #[inline]
     pub fn insert_new(&mut self, item: &[u8]) -> bool {
+        // Counted first, so the filter is not needed after the index loop (measured: one
+        // callee-saved register, 4 instructions per insert, fewer), and as a compare and
+        // an increment in memory rather than a saturating add's `inc; cmov` (6 instructions). Saturating: a loaded filter may already count
+        // u64::MAX (Guava's saturated estimate, or a crafted file); found by fuzzing the loader.
+        if self.len != u64::MAX {
+            self.len += 1;
+        }
         let m = self.bits.len();
         let bits = &mut self.bits;
         let mut changed = false;
@@ -141,9 +148,6 @@ impl<H: ItemHasher, S: IndexStrategy> StandardBloom<H, S> {
                 changed |= bits.set(i);
                 true
             });
-        // Saturating: a loaded filter may already count u64::MAX (Guava's saturated estimate,
-        // or a crafted file); found by fuzzing the loader.
-        self.len = self.len.saturating_add(1);
         changed
     }
 

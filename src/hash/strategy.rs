@@ -313,13 +313,22 @@ impl IndexStrategy for RotateAdd64 {
     /// Uses `h.lo` only (what [`Self::hash_item`] fills).
     #[inline(always)]
     fn for_each_hashed<F: FnMut(u64) -> bool>(&self, h: Hash128, k: u32, m: u64, mut f: F) -> bool {
+        // The first position peeled off, so that the step after the last one is not computed
+        // (fastbloom's loop shape; measured 2 instructions per item less in the CI gate).
+        let Some(mut rest) = k.checked_sub(1) else {
+            return true;
+        };
         let mut x = h.lo;
         let y = h.lo.wrapping_mul(PHI64);
-        for _ in 0..k {
+        if !f(reduce(x, m)) {
+            return false;
+        }
+        while rest != 0 {
+            x = x.rotate_left(ROTATE).wrapping_add(y);
             if !f(reduce(x, m)) {
                 return false;
             }
-            x = x.rotate_left(ROTATE).wrapping_add(y);
+            rest -= 1;
         }
         true
     }
