@@ -11,7 +11,9 @@ use bloomlab::filters::{
     BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, QuotientFilter, RibbonFilter,
     ScalableBloom, SplitBlockBloom, XorFilter,
 };
-use bloomlab::hash::{DoubleHashing, EnhancedDouble64, Foldhash, ItemHasher, Sip13, Xxh3, mix64};
+use bloomlab::hash::{
+    DoubleHashing, EnhancedDouble64, Foldhash, ItemHasher, RotateAdd64, Sip13, Xxh3, mix64,
+};
 use bloomlab::{Filter, StandardBloom};
 use gungraun::{library_benchmark, library_benchmark_group, main};
 use std::hint::black_box;
@@ -311,7 +313,30 @@ fn lab_blocked_foldhash() -> Box<dyn Peer> {
     )
     .expect("blocked")))
 }
+/// fastbloom's pairing: 64-bit SipHash-1-3, strategy rotate-add-64 (fastbloom's form of index
+/// derivation, two operations per index).
 fn lab_standard_sip13_64() -> Box<dyn Peer> {
+    Box::new(Lab(StandardBloom::with_rate_and(
+        N,
+        P,
+        Sip13::keyed(1, 2),
+        RotateAdd64,
+    )
+    .expect("standard")))
+}
+/// fastbloom-foldhash's pairing: foldhash, rotate-add-64.
+fn lab_standard_foldhash_64() -> Box<dyn Peer> {
+    Box::new(Lab(StandardBloom::with_rate_and(
+        N,
+        P,
+        Foldhash::with_seed(0x0123_4567_89ab_cdef),
+        RotateAdd64,
+    )
+    .expect("standard")))
+}
+/// `lab_standard_sip13_64` with strategy enhanced-double-64 (the pairing's strategy before
+/// rotate-add-64): what the cubic term costs against fastbloom.
+fn lab_standard_sip13_ed64() -> Box<dyn Peer> {
     Box::new(Lab(StandardBloom::with_rate_and(
         N,
         P,
@@ -320,7 +345,8 @@ fn lab_standard_sip13_64() -> Box<dyn Peer> {
     )
     .expect("standard")))
 }
-fn lab_standard_foldhash_64() -> Box<dyn Peer> {
+/// `lab_standard_foldhash_64` with strategy enhanced-double-64.
+fn lab_standard_foldhash_ed64() -> Box<dyn Peer> {
     Box::new(Lab(StandardBloom::with_rate_and(
         N,
         P,
@@ -433,6 +459,8 @@ fn peer_for_miss(make: MakePeer) -> (Box<dyn Peer>, Vec<u64>) {
 #[bench::lab_blocked_foldhash(args = (lab_blocked_foldhash), setup = peer_for_insert)]
 #[bench::lab_standard_sip13_64(args = (lab_standard_sip13_64), setup = peer_for_insert)]
 #[bench::lab_standard_foldhash_64(args = (lab_standard_foldhash_64), setup = peer_for_insert)]
+#[bench::lab_standard_sip13_ed64(args = (lab_standard_sip13_ed64), setup = peer_for_insert)]
+#[bench::lab_standard_foldhash_ed64(args = (lab_standard_foldhash_ed64), setup = peer_for_insert)]
 #[bench::lab_scalable(args = (lab_scalable), setup = peer_for_insert)]
 #[bench::lab_scalable_grown(args = (lab_scalable_grown), setup = peer_for_insert)]
 #[bench::lab_cuckoo(args = (lab_cuckoo), setup = peer_for_insert)]
@@ -460,6 +488,8 @@ fn peer_insert(input: (Box<dyn Peer>, Vec<u64>)) -> Box<dyn Peer> {
 #[bench::lab_blocked_foldhash(args = (lab_blocked_foldhash), setup = peer_for_hit)]
 #[bench::lab_standard_sip13_64(args = (lab_standard_sip13_64), setup = peer_for_hit)]
 #[bench::lab_standard_foldhash_64(args = (lab_standard_foldhash_64), setup = peer_for_hit)]
+#[bench::lab_standard_sip13_ed64(args = (lab_standard_sip13_ed64), setup = peer_for_hit)]
+#[bench::lab_standard_foldhash_ed64(args = (lab_standard_foldhash_ed64), setup = peer_for_hit)]
 #[bench::lab_scalable(args = (lab_scalable), setup = peer_for_hit)]
 #[bench::lab_scalable_grown(args = (lab_scalable_grown), setup = peer_for_hit)]
 #[bench::lab_cuckoo(args = (lab_cuckoo), setup = peer_for_hit)]
@@ -484,6 +514,8 @@ fn peer_query_hit(input: (Box<dyn Peer>, Vec<u64>)) -> usize {
 #[bench::lab_blocked_foldhash(args = (lab_blocked_foldhash), setup = peer_for_miss)]
 #[bench::lab_standard_sip13_64(args = (lab_standard_sip13_64), setup = peer_for_miss)]
 #[bench::lab_standard_foldhash_64(args = (lab_standard_foldhash_64), setup = peer_for_miss)]
+#[bench::lab_standard_sip13_ed64(args = (lab_standard_sip13_ed64), setup = peer_for_miss)]
+#[bench::lab_standard_foldhash_ed64(args = (lab_standard_foldhash_ed64), setup = peer_for_miss)]
 #[bench::lab_scalable(args = (lab_scalable), setup = peer_for_miss)]
 #[bench::lab_scalable_grown(args = (lab_scalable_grown), setup = peer_for_miss)]
 #[bench::lab_cuckoo(args = (lab_cuckoo), setup = peer_for_miss)]

@@ -66,13 +66,13 @@ fn headline_ratios() -> Vec<Ratio> {
                 None,
             ),
             (
-                "bloomlab-standard-sip13-64 / fastbloom (same hash: 64-bit SipHash-1-3; enhanced-double-64)",
+                "bloomlab-standard-sip13-64 / fastbloom (same hash: 64-bit SipHash-1-3; rotate-add-64)",
                 (op, "bloomlab-standard-sip13-64"),
                 (op, "fastbloom"),
                 le(1.0),
             ),
             (
-                "bloomlab-standard-foldhash-64 / fastbloom-foldhash (same hash: foldhash; enhanced-double-64)",
+                "bloomlab-standard-foldhash-64 / fastbloom-foldhash (same hash: foldhash; rotate-add-64)",
                 (op, "bloomlab-standard-foldhash-64"),
                 (op, "fastbloom-foldhash"),
                 le(1.0),

@@ -49,6 +49,7 @@ fn fold_equals_the_filter_of_half_the_bits() {
         StrategyId::Independent,
         StrategyId::Guava32,
         StrategyId::Guava64,
+        StrategyId::RotateAdd64,
     ] {
         let (mut big, mut half) = (std_f(25_600, 5, s, 7), std_f(12_800, 5, s, 7));
         fill(&mut big, 0..2_000);

@@ -142,7 +142,10 @@ fn run_strategy<S: IndexStrategy, H: ItemHasher>(
 
 /// Every index strategy, by its concrete type; m is the standard filter's for 10^6 keys at p.
 fn strategies(c: &mut Criterion) {
-    use bloomlab::hash::{DoubleHashing, EnhancedDoubleHashing, Guava32, Guava64, Independent};
+    use bloomlab::hash::{
+        DoubleHashing, EnhancedDouble64, EnhancedDoubleHashing, Guava32, Guava64, Independent,
+        RotateAdd64,
+    };
     let m = bloomlab::theory::size_for(1_000_000, P).expect("sizing").m;
     for id in StrategyId::ALL {
         match id {
@@ -151,6 +154,8 @@ fn strategies(c: &mut Criterion) {
             StrategyId::Independent => one_strategy(c, Independent, m),
             StrategyId::Guava32 => one_strategy(c, Guava32, Guava32.round_bits(m)),
             StrategyId::Guava64 => one_strategy(c, Guava64, Guava64.round_bits(m)),
+            StrategyId::EnhancedDouble64 => one_strategy(c, EnhancedDouble64, m),
+            StrategyId::RotateAdd64 => one_strategy(c, RotateAdd64, m),
             // A strategy added later is measured through run-time dispatch until it gets a line.
             other => one_strategy(c, AnyStrategy(other), m),
         }

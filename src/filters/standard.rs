@@ -133,6 +133,15 @@ impl<H: ItemHasher, S: IndexStrategy> StandardBloom<H, S> {
     /// Insert `item`; returns true if at least one bit changed (the item was certainly new).
     #[inline]
     pub fn insert_new(&mut self, item: &[u8]) -> bool {
+        // Counted first, so the filter is not needed after the index loop (one callee-saved
+        // register fewer: 4 instructions per insert less in the CI gate), and as a predictable
+        // branch around an increment (measured 1-2 instructions less than the branch-free
+        // forms `len + (len != MAX)` and `add; sbb`). Saturating: a loaded filter may already
+        // count u64::MAX (Guava's saturated estimate, or a crafted file); found by fuzzing.
+        #[allow(clippy::implicit_saturating_add)] // the branch is the cheaper form, see above
+        if self.len != u64::MAX {
+            self.len += 1;
+        }
         let m = self.bits.len();
         let bits = &mut self.bits;
         let mut changed = false;
@@ -141,9 +150,6 @@ impl<H: ItemHasher, S: IndexStrategy> StandardBloom<H, S> {
                 changed |= bits.set(i);
                 true
             });
-        // Saturating: a loaded filter may already count u64::MAX (Guava's saturated estimate,
-        // or a crafted file); found by fuzzing the loader.
-        self.len = self.len.saturating_add(1);
         changed
     }
 
@@ -350,7 +356,8 @@ impl<H: ItemHasher, S: IndexStrategy> StandardBloom<H, S> {
     ///
     /// That works only when an item's positions in m/2 bits are a fixed function of its
     /// positions in m bits, which depends on the strategy's reduction to `[0, m)`:
-    /// - `double`, `independent` reduce an m-independent 64-bit value by multiply-shift, and
+    /// - `double`, `independent`, `rotate-add-64` reduce an m-independent 64-bit value by
+    ///   multiply-shift, and
     ///   `⌊x·(m/2)/2⁶⁴⌋ = ⌊⌊x·m/2⁶⁴⌋/2⌋`: bits 2j and 2j+1 fold into j (m even);
     /// - `guava32`, `guava64` reduce an m-independent value `% m`, and `(x mod m) mod m/2 =
     ///   x mod m/2`: bits j and j + m/2 fold into j (m/2 must still be whole 64-bit words, so m
@@ -375,13 +382,13 @@ impl<H: ItemHasher, S: IndexStrategy> StandardBloom<H, S> {
     pub fn fold(&self) -> Result<Self> {
         let m = self.bits.len();
         let pairs = match self.strategy.id() {
-            StrategyId::Double | StrategyId::Independent => true,
+            StrategyId::Double | StrategyId::Independent | StrategyId::RotateAdd64 => true,
             StrategyId::Guava32 | StrategyId::Guava64 => false,
             id => {
                 return Err(Error::invalid(
                     Param::Other("strategy"),
                     id.name(),
-                    "a strategy whose positions fold: double, independent, guava32 or guava64",
+                    "a strategy whose positions fold: double, independent, rotate-add-64, guava32 or guava64",
                 ));
             }
         };

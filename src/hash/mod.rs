@@ -21,7 +21,7 @@ pub use functions::{
 pub use key::{KeyMaterial, PersistHasher, key_fingerprint, key_material};
 pub use strategy::{
     AnyStrategy, DoubleHashing, EnhancedDouble64, EnhancedDoubleHashing, Guava32, Guava64,
-    Independent, IndexStrategy, PersistStrategy, Prehash, reduce,
+    Independent, IndexStrategy, PersistStrategy, Prehash, RotateAdd64, reduce,
 };
 
 use crate::error::{Error, Result};
@@ -208,17 +208,22 @@ pub enum StrategyId {
     /// Enhanced double hashing in 64-bit fixed point on one 64-bit hash (branch-free).
     #[serde(rename = "enhanced-double-64")]
     EnhancedDouble64,
+    /// Double hashing with a rotation, `x ← rotl(x, 5) + y`, on one 64-bit hash (two operations
+    /// per position; fastbloom's form).
+    #[serde(rename = "rotate-add-64")]
+    RotateAdd64,
 }
 
 impl StrategyId {
     /// All strategies, in display order.
-    pub const ALL: [StrategyId; 6] = [
+    pub const ALL: [StrategyId; 7] = [
         StrategyId::Double,
         StrategyId::EnhancedDouble,
         StrategyId::EnhancedDouble64,
         StrategyId::Independent,
         StrategyId::Guava32,
         StrategyId::Guava64,
+        StrategyId::RotateAdd64,
     ];
 
     /// The public name.
@@ -231,6 +236,7 @@ impl StrategyId {
             StrategyId::Guava32 => "guava32",
             StrategyId::Guava64 => "guava64",
             StrategyId::EnhancedDouble64 => "enhanced-double-64",
+            StrategyId::RotateAdd64 => "rotate-add-64",
         }
     }
 
@@ -252,6 +258,7 @@ impl StrategyId {
             StrategyId::Guava32 => 3,
             StrategyId::Guava64 => 4,
             StrategyId::EnhancedDouble64 => 5,
+            StrategyId::RotateAdd64 => 6,
         }
     }
 
@@ -266,6 +273,7 @@ impl StrategyId {
             3 => StrategyId::Guava32,
             4 => StrategyId::Guava64,
             5 => StrategyId::EnhancedDouble64,
+            6 => StrategyId::RotateAdd64,
             _ => return None,
         })
     }
@@ -335,6 +343,7 @@ mod tests {
             (StrategyId::Guava32, 3),
             (StrategyId::Guava64, 4),
             (StrategyId::EnhancedDouble64, 5),
+            (StrategyId::RotateAdd64, 6),
         ];
         assert_eq!(
             table.len(),

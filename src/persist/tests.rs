@@ -48,6 +48,40 @@ fn round_trip_every_hash_and_strategy() {
     }
 }
 
+/// A filter of the typed `rotate-add-64` strategy (code 6) loads back as that type and by id,
+/// answers the same, and refuses to load as another strategy.
+#[test]
+fn rotate_add_64_round_trips_typed_and_by_id() {
+    use crate::hash::{EnhancedDouble64, RotateAdd64};
+    let mut f = StandardBloom::with_rate_and(500, 0.01, Xxh3::default(), RotateAdd64).unwrap();
+    for i in 0u64..500 {
+        f.insert(&i.to_le_bytes());
+    }
+    let b = to_bytes(&f, &SaveOptions::default()).unwrap();
+    let g: StandardBloom<Xxh3, RotateAdd64> = from_bytes(&b, &LoadOptions::default()).unwrap();
+    let a: StandardBloom<AnyHasher, AnyStrategy> = from_bytes(&b, &LoadOptions::default()).unwrap();
+    assert_eq!(g.bit_vec(), f.bit_vec());
+    assert_eq!(a.strategy().0, StrategyId::RotateAdd64);
+    for i in 0u64..5_000 {
+        let item = i.to_le_bytes();
+        assert_eq!(g.contains(&item), f.contains(&item), "{i}");
+        assert_eq!(a.contains(&item), f.contains(&item), "{i}");
+    }
+    assert_eq!(to_bytes(&g, &SaveOptions::default()).unwrap(), b);
+    let wrong: Result<StandardBloom<Xxh3, EnhancedDouble64>> =
+        from_bytes(&b, &LoadOptions::default());
+    assert!(
+        matches!(
+            wrong,
+            Err(Error::Mismatch {
+                what: "strategy",
+                ..
+            })
+        ),
+        "{wrong:?}"
+    );
+}
+
 /// Items 0.. as keys; absent keys from a disjoint range.
 fn key(i: u64) -> [u8; 8] {
     i.to_le_bytes()

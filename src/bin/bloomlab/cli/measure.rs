@@ -40,7 +40,8 @@ pub struct Args {
     /// Hash: sip13, sip24, wyhash, xxh3, xxh64, murmur3, fx, fnv1a, weak.
     #[arg(long, value_parser = parse_hash, default_value = "xxh3")]
     pub hash: HashId,
-    /// Index strategy: double, enhanced-double, independent, guava32, guava64.
+    /// Index strategy: double, enhanced-double, enhanced-double-64, rotate-add-64, independent,
+    /// guava32, guava64.
     #[arg(long, value_parser = parse_strategy, default_value = "enhanced-double")]
     pub strategy: StrategyId,
     /// Items to insert (and the design capacity unless --capacity is given).

@@ -21,11 +21,12 @@ const NON_UNIFORM: f64 = 1e-3;
 fn short(s: StrategyId) -> &'static str {
     match s {
         StrategyId::Double => "double",
-        StrategyId::EnhancedDouble => "enh-double",
-        StrategyId::Independent => "independent",
+        StrategyId::EnhancedDouble => "enh-dbl",
+        StrategyId::Independent => "indep",
         StrategyId::Guava32 => "guava32",
         StrategyId::Guava64 => "guava64",
-        StrategyId::EnhancedDouble64 => "enh-dbl-64",
+        StrategyId::EnhancedDouble64 => "enhdbl-64",
+        StrategyId::RotateAdd64 => "rotadd-64",
         _ => "?",
     }
 }
@@ -100,9 +101,9 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
         head,
     );
     // Strategy columns share what the bordered table leaves after the 8-wide hash column and
-    // one space between columns (Constraint::Min(10) below).
+    // one space between columns (Constraint::Min(9) below: seven strategies fit in 80 columns).
     let strategies = StrategyId::ALL.len();
-    let col_w = (usize::from(area.width).saturating_sub(2 + 8 + strategies) / strategies).max(10);
+    let col_w = (usize::from(area.width).saturating_sub(2 + 8 + strategies) / strategies).max(9);
     let mut header = vec![Cell::from("hash")];
     header.extend(StrategyId::ALL.iter().map(|s| Cell::from(short(*s))));
     let mut rows = Vec::new();
@@ -137,7 +138,7 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
     let mut widths = vec![Constraint::Length(8)];
     widths.extend(std::iter::repeat_n(
         // Six strategy columns fit 80 columns at 10 each.
-        Constraint::Min(10),
+        Constraint::Min(9),
         StrategyId::ALL.len(),
     ));
     f.render_widget(
