@@ -125,7 +125,7 @@ wait_for '^│standard ' 5
 
 # 5. Hashes: 10 hashes × 6 strategies on sequential keys; weak × double is selected.
 keys 3
-wait_for 'done: all 45 measured' 180
+wait_for 'done: all 70 measured' 180
 expect hashes "keys seq" "weak × double on seq keys" "positions are NOT uniform" "xxh3" "guava64"
 keys v
 wait_for 'χ² p-value' 5

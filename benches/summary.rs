@@ -247,6 +247,34 @@ fn headline_ratios() -> Vec<Ratio> {
         ),
     ];
     v.extend(single.map(|(l, a, b, t)| (l.to_string(), a, b, t)));
+    // The static filters against xorf (same keys, each side's own 64-bit finalizer; both
+    // borrow the keys): construction is timed up to n = 10^6.
+    v.push((
+        "NOISE WITNESS, build: bloomlab-fuse8-witness / bloomlab-fuse8 (the same code: ideally 1.00)"
+            .into(),
+        ("build", "bloomlab-fuse8-witness"),
+        ("build", "bloomlab-fuse8"),
+        None,
+    ));
+    for op in ["build", "query_hit", "query_miss"] {
+        for (ours, peer, what) in [
+            ("bloomlab-fuse8", "xorf", "binary fuse 3-wise, 8-bit"),
+            (
+                "bloomlab-fuse16",
+                "xorf-fuse16",
+                "binary fuse 3-wise, 16-bit",
+            ),
+            ("bloomlab-xor8", "xorf-xor8", "xor, 8-bit"),
+            ("bloomlab-xor16", "xorf-xor16", "xor, 16-bit"),
+        ] {
+            v.push((
+                format!("{op}: {ours} / {peer} ({what})"),
+                (op, ours),
+                (op, peer),
+                le(1.0),
+            ));
+        }
+    }
     // The dynamic path (AnyFilter through the registry, batched) against the monomorphic type.
     for op in ["dynamic_insert", "dynamic_query_hit", "dynamic_query_miss"] {
         for kind in DYNAMIC_KINDS {
@@ -565,11 +593,14 @@ fn main() {
                 let t = target.filter(|t| t.at.is_none_or(|at| at == n));
                 let ns = n.to_string();
                 let op = witness_op(ga);
-                let w = match (
-                    get(op, "bloomlab-standard-witness", &ns),
-                    get(op, "bloomlab-standard", &ns),
-                ) {
-                    (Some(a), Some(b)) if ia != "bloomlab-standard-witness" => {
+                // Construction has its own witness (the standard filter has no `build`).
+                let (wa, wb) = if op == "build" {
+                    ("bloomlab-fuse8-witness", "bloomlab-fuse8")
+                } else {
+                    ("bloomlab-standard-witness", "bloomlab-standard")
+                };
+                let w = match (get(op, wa, &ns), get(op, wb, &ns)) {
+                    (Some(a), Some(b)) if ia != wa => {
                         format!(" (w {:.2})", a / b)
                     }
                     _ => String::new(),

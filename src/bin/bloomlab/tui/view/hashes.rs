@@ -137,7 +137,7 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
     }
     let mut widths = vec![Constraint::Length(8)];
     widths.extend(std::iter::repeat_n(
-        // Six strategy columns fit 80 columns at 10 each.
+        // Seven strategy columns fit 80 columns at 9 each.
         Constraint::Min(9),
         StrategyId::ALL.len(),
     ));
@@ -151,7 +151,13 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
     draw_detail(f, h, bottom);
     let (ratio, label) = match &h.status {
         RunStatus::Running => (h.progress, format!("measuring {:.0}%", h.progress * 100.0)),
-        RunStatus::Done => (1.0, "done: all 45 measured".to_string()),
+        RunStatus::Done => (
+            1.0,
+            format!(
+                "done: all {} measured",
+                HashId::ALL.len() * StrategyId::ALL.len()
+            ),
+        ),
         RunStatus::Refused(w) => (0.0, format!("refused: {w}")),
         RunStatus::Stopped(w) | RunStatus::Failed(w) => (1.0, format!("stopped: {w}")),
         RunStatus::Idle => (0.0, "waiting".to_string()),
