@@ -173,6 +173,13 @@ impl<H: ItemHasher, S: IndexStrategy> StandardBloom<H, S> {
             .for_each_index_of(&self.hasher, pre, self.k, bits.len(), |i| bits.get(i))
     }
 
+    /// The bit array and the insert count, for a filter made of several standard ones that
+    /// computes positions itself (the scalable filter's layers).
+    #[inline]
+    pub(crate) fn bits_and_len_mut(&mut self) -> (&mut BitVec, &mut u64) {
+        (&mut self.bits, &mut self.len)
+    }
+
     /// The k bit positions of `item` (for teaching and debugging).
     #[must_use]
     pub fn positions(&self, item: &[u8]) -> Vec<u64> {
