@@ -34,7 +34,7 @@ def per_op(group, op, name):
 
 
 def table(title, group, ops, pairs, target):
-    print(f"\n{title}\n")
+    print(f"\n## {title.rstrip(':')}\n")
     print("| pair (bloomlab / peer) | " + " | ".join(o.split("_", 1)[1] if group != "peers" else o[5:] for o in ops) + " | target |")
     print("|---|" + "---|" * len(ops) + "---|")
     for label, lab, peer in pairs:
@@ -74,8 +74,15 @@ table("Static sets against xorf (`static_sets` group; build per key):", "static_
 a = [per_op("peers", op, "lab_split_block_xxh3") for op in peer_ops]
 b = [per_op("peers", op, "lab_split_block_xxh3_portable") for op in peer_ops]
 if None not in a and None not in b:
-    print("\nAVX2 against the portable path (split-block, same filter and keys):\n")
+    print("\n## AVX2 against the portable path (split-block, same filter and keys)\n")
     print("| path | insert | query_hit | query_miss |\n|---|---|---|---|")
     print("| `lab_split_block_xxh3` | " + " | ".join(f"{x:.0f}" for x in a) + " |")
     print("| `lab_split_block_xxh3_portable` | " + " | ".join(f"{x:.0f}" for x in b) + " |")
     print("| AVX2 / portable | " + " | ".join(f"**{x / y:.2f}**" for x, y in zip(a, b)) + " |")
+
+hot = sorted({p.name.split(".", 1)[1] for p in (base / "bloomlab" / "gate" / "hot_paths").iterdir()})
+print("\n## `hot_paths` rows (`Box<dyn Filter>`, a key slice of run-time length, as the CLI sees a key)\n")
+print("| row | insert | query_hit | query_miss |\n|---|---|---|---|")
+for name in hot:
+    cells = [per_op("hot_paths", op, name) for op in ["insert", "query_hit", "query_miss"]]
+    print(f"| `{name}` | " + " | ".join("–" if c is None else f"{c:.0f}" for c in cells) + " |")
