@@ -577,11 +577,12 @@ impl Peeler {
             let h = xors[i];
             // The counting pass above read every hash: the slots are free for the order.
             hashes[done] = h;
-            which[done] = c.which();
+            let w = c.which();
+            which[done] = w;
             done += 1;
             // The key's other `A` − 1 slots (slot i keeps its record: nothing reads it again).
             let ps = pos(h);
-            let w = usize::from(c.which());
+            let w = usize::from(w);
             for t in 1..A {
                 // The slots other than w in increasing order (the order of the pushes, hence
                 // the table built, is the same as when every slot is visited).

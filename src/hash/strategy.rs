@@ -232,6 +232,16 @@ impl IndexStrategy for EnhancedDoubleHashing {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct EnhancedDouble64;
 
+/// The pre-hash of the strategies that read one 64-bit hash ([`EnhancedDouble64`],
+/// [`RotateAdd64`]): the hasher's native `hash64` in `lo`, `hi` unused.
+#[inline(always)]
+fn hash64_item<H: ItemHasher>(hasher: &H, item: &[u8]) -> Hash128 {
+    Hash128 {
+        lo: hasher.hash64(item),
+        hi: 0,
+    }
+}
+
 /// The multiplier [`EnhancedDouble64`] derives its step from: ⌊2⁶⁴/φ⌋, odd.
 const PHI64: u64 = 0x9E37_79B9_7F4A_7C15;
 
@@ -242,10 +252,7 @@ impl IndexStrategy for EnhancedDouble64 {
     }
     #[inline(always)]
     fn hash_item<H: ItemHasher>(&self, hasher: &H, item: &[u8]) -> Hash128 {
-        Hash128 {
-            lo: hasher.hash64(item),
-            hi: 0,
-        }
+        hash64_item(hasher, item)
     }
     /// Uses `h.lo` only (what [`Self::hash_item`] fills).
     #[inline(always)]
@@ -305,10 +312,7 @@ impl IndexStrategy for RotateAdd64 {
     }
     #[inline(always)]
     fn hash_item<H: ItemHasher>(&self, hasher: &H, item: &[u8]) -> Hash128 {
-        Hash128 {
-            lo: hasher.hash64(item),
-            hi: 0,
-        }
+        hash64_item(hasher, item)
     }
     /// Uses `h.lo` only (what [`Self::hash_item`] fills).
     #[inline(always)]
