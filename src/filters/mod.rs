@@ -6,6 +6,7 @@ pub mod blocked;
 pub mod concurrent;
 pub mod counting;
 pub mod cuckoo;
+pub(crate) mod prefetch;
 pub mod quotient;
 pub mod ribbon;
 pub mod scalable;

@@ -13,12 +13,14 @@
 //!
 //! **Batches.** [`SplitBlockBloom::contains_batch`](Filter::contains_batch) and
 //! [`SplitBlockBloom::insert_batch`] hash a chunk of [`BATCH`] items and compute their block
-//! indices first, then probe: the chunk's cache-line loads are independent, so a filter in DRAM
-//! has many in flight instead of one per hash computation.
+//! indices first, prefetching each block as its index is known, then probe: the chunk's cache
+//! misses overlap, so a filter in DRAM has many in flight instead of one per hash computation
+//! (why a prefetch and not just the independent loads: `filters/prefetch.rs`).
 
 use crate::error::{Error, Param, Result};
 use crate::filter::{Filter, FilterKind};
 use crate::filters::avx2::{Avx2, Kernel, dispatch_with};
+use crate::filters::prefetch::prefetch;
 use crate::hash::{HashId, ItemHasher, StrategyId, Xxh64};
 use crate::theory;
 use crate::theory::split_block::{BLOCK_BITS, MAX_BLOCKS, WORDS};
@@ -350,6 +352,7 @@ impl<H: ItemHasher> SplitBlockBloom<H> {
         for chunk in items.chunks(BATCH) {
             for (h, it) in hs.iter_mut().zip(chunk) {
                 *h = self.hash(it);
+                prefetch(&self.blocks[self.block_index(*h)]);
             }
             for &h in &hs[..chunk.len()] {
                 self.insert_hash_portable(h);
@@ -365,6 +368,7 @@ impl<H: ItemHasher> SplitBlockBloom<H> {
             for (p, it) in pending.iter_mut().zip(chunk) {
                 let h = self.hash(it);
                 *p = (self.block_index(h), h as u32);
+                prefetch(&self.blocks[p.0]);
             }
             for (o, &(b, key)) in outs.iter_mut().zip(&pending) {
                 let m = mask(key);

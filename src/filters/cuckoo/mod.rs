@@ -127,6 +127,10 @@ pub struct CuckooLayout {
     pub legacy: bool,
 }
 
+/// How many items [`CuckooFilter::insert_batch`] and [`Filter::contains_batch`] hash (and
+/// prefetch) before they touch the table.
+pub const BATCH: usize = 16;
+
 impl CuckooFilter<Xxh3> {
     /// A filter for `n` items at rate `p` with the default hash and buckets of 4.
     ///
@@ -443,6 +447,41 @@ impl<H: ItemHasher> CuckooFilter<H> {
     }
     // ANCHOR_END: index_alt
 
+    /// Insert every item of `items`; returns how many were refused ([`Error::Full`]: each
+    /// refused item is simply not stored, everything else is). A chunk of [`BATCH`] items is
+    /// hashed and both of each item's buckets prefetched first, then the items are placed in
+    /// order, so a table in DRAM has the chunk's cache misses in flight at once.
+    pub fn insert_batch(&mut self, items: &[&[u8]]) -> u64 {
+        let mut refused = 0;
+        let mut pending = [(0u64, 0u64); BATCH];
+        for chunk in items.chunks(BATCH) {
+            for (p, it) in pending.iter_mut().zip(chunk) {
+                *p = self.locate(it);
+                self.table.prefetch_bucket(p.0);
+                self.table.prefetch_bucket(self.alt(p.0, p.1));
+            }
+            for &(i1, fp) in &pending[..chunk.len()] {
+                refused += u64::from(self.place(i1, fp).is_err());
+            }
+        }
+        refused
+    }
+
+    /// Store fingerprint `fp` whose primary bucket is `i1` (the insert after hashing).
+    #[inline(always)]
+    fn place(&mut self, i1: u64, fp: u64) -> Result<()> {
+        if self.try_put(i1, fp) {
+            self.len += 1;
+            return Ok(());
+        }
+        let i2 = self.alt(i1, fp);
+        if self.try_put(i2, fp) {
+            self.len += 1;
+            return Ok(());
+        }
+        self.kick(i1, i2, fp)
+    }
+
     fn next_random(&mut self) -> u64 {
         self.rng = self.rng.wrapping_add(0x9e37_79b9_7f4a_7c15);
         mix64(self.rng)
@@ -510,16 +549,7 @@ pub fn alt_bucket(i: u64, fp: u64, m: u64) -> u64 {
 impl<H: ItemHasher> Filter for CuckooFilter<H> {
     fn try_insert(&mut self, item: &[u8]) -> Result<()> {
         let (i1, fp) = self.locate(item);
-        if self.try_put(i1, fp) {
-            self.len += 1;
-            return Ok(());
-        }
-        let i2 = self.alt(i1, fp);
-        if self.try_put(i2, fp) {
-            self.len += 1;
-            return Ok(());
-        }
-        self.kick(i1, i2, fp)
+        self.place(i1, fp)
     }
 
     /// Both buckets read and all `2b` slots compared without a branch on the data.
@@ -527,6 +557,24 @@ impl<H: ItemHasher> Filter for CuckooFilter<H> {
     fn contains(&self, item: &[u8]) -> bool {
         let (i1, fp) = self.locate(item);
         self.table.either_has(i1, self.alt(i1, fp), fp)
+    }
+
+    /// A chunk of [`BATCH`] items is hashed and both buckets of each prefetched first, then
+    /// the chunk is probed (see [`CuckooFilter::insert_batch`]).
+    fn contains_batch(&self, items: &[&[u8]], out: &mut [bool]) {
+        let mut pending = [(0u64, 0u64, 0u64); BATCH];
+        for (its, outs) in items.chunks(BATCH).zip(out.chunks_mut(BATCH)) {
+            for (p, it) in pending.iter_mut().zip(its) {
+                let (i1, fp) = self.locate(it);
+                let i2 = self.alt(i1, fp);
+                self.table.prefetch_bucket(i1);
+                self.table.prefetch_bucket(i2);
+                *p = (i1, i2, fp);
+            }
+            for (o, &(i1, i2, fp)) in outs.iter_mut().zip(&pending) {
+                *o = self.table.either_has(i1, i2, fp);
+            }
+        }
     }
 
     /// Fingerprints stored: successful inserts minus removes.

@@ -22,6 +22,7 @@
 
 use crate::bits::try_zeroed;
 use crate::error::Result;
+use crate::filters::prefetch::prefetch;
 use crate::theory::cuckoo as model;
 
 /// The packed table.
@@ -145,6 +146,14 @@ impl Table {
     #[inline(always)]
     fn zero_lanes128(&self, x: u128) -> u128 {
         x.wrapping_sub(self.ones) & !x & self.highs
+    }
+
+    /// Start loading the cache line(s) of bucket `i` (a hint for the batch operations).
+    #[inline(always)]
+    pub(super) fn prefetch_bucket(&self, i: u64) {
+        let off = self.offset(i);
+        prefetch(&self.words[(off >> 6) as usize]);
+        prefetch(&self.words[((off + u64::from(self.width) - 1) >> 6) as usize]);
     }
 
     /// Whether bucket `i1` or `i2` holds `fp`: both buckets read, all slots compared at once,

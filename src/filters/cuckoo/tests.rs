@@ -194,3 +194,50 @@ fn a_table_of_2_pow_64_bits_is_an_error_not_a_panic() {
     assert!(matches!(e, Error::Corrupt(_)), "{e}");
     assert!(model::table_bytes(1 << 58, 32, 8).is_err());
 }
+
+/// The batch operations are the single ones reordered: the same table bit for bit (kicks,
+/// refusals and counters included, filled past capacity so that some inserts are refused) and
+/// the same answers, for every bucket size and a wide (two-group) layout.
+#[test]
+fn batch_insert_and_query_match_single() {
+    for (b, f) in [(2, 12), (4, 10), (8, 20)] {
+        let m = 301;
+        let keys: Vec<[u8; 8]> = (0u64..u64::from(b) * m * 11 / 10)
+            .map(|i| mix64(i).to_le_bytes())
+            .collect();
+        let items: Vec<&[u8]> = keys.iter().map(|k| &k[..]).collect();
+        let mut single = CuckooFilter::with_layout_and(m, f, b, Xxh3::default()).unwrap();
+        let mut refused_single = 0;
+        for it in &items {
+            refused_single += u64::from(single.try_insert(it).is_err());
+        }
+        let mut batched = CuckooFilter::with_layout_and(m, f, b, Xxh3::default()).unwrap();
+        let refused = batched.insert_batch(&items[..37]) + batched.insert_batch(&items[37..]);
+        assert!(
+            refused_single > 0,
+            "b={b}: the fill must overflow the table"
+        );
+        assert_eq!(refused, refused_single, "b={b}");
+        assert_eq!(batched.table_words(), single.table_words(), "b={b}");
+        assert_eq!(
+            (batched.len(), batched.kicks()),
+            (single.len(), single.kicks())
+        );
+        let probes: Vec<[u8; 8]> = (0u64..2000)
+            .map(|i| mix64(i ^ 0xabc).to_le_bytes())
+            .collect();
+        let probe_items: Vec<&[u8]> = items
+            .iter()
+            .copied()
+            .chain(probes.iter().map(|k| &k[..]))
+            .collect();
+        let mut out = vec![false; probe_items.len()];
+        batched.contains_batch(&probe_items, &mut out);
+        let expect: Vec<bool> = probe_items.iter().map(|it| single.contains(it)).collect();
+        assert_eq!(out, expect, "b={b}");
+        assert!(
+            out.iter().any(|&x| !x),
+            "b={b}: some absent keys are answered no"
+        );
+    }
+}

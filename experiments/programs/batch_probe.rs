@@ -1,0 +1,157 @@
+//! What the batch queries' prefetch buys in DRAM: ns per query at one large n (default 10^8,
+//! p = 1%) for the blocked, split-block and cuckoo filters one at a time and batched, next to
+//! the memory floor (one independent random 64-byte line per query from an array as large as
+//! the standard filter) and, for the blocked filter, the same batch without the prefetch (the
+//! hash-16-then-probe loop written here over the public block API) and with a plain load of
+//! each block instead of a prefetch ("touch").
+//!
+//! ```text
+//! prlimit --as=6000000000 cargo run --release --example batch_probe -- [N] [REPS]
+//! ```
+//! Each timed pass answers 1000 random keys (hits: inserted keys; misses: never inserted), as
+//! the criterion suite's iterations do; printed: the median and the 10th percentile of REPS
+//! (default 3000) passes, ns per key. Build time for n = 10^8: about a minute.
+
+use bloomlab::Filter;
+use bloomlab::filters::blocked::{BlockedBloom, lane};
+use bloomlab::filters::{CuckooFilter, SplitBlockBloom};
+use bloomlab::hash::{Xxh3, mix64, reduce};
+use std::hint::black_box;
+use std::time::Instant;
+
+const PASS: usize = 1000;
+const P: f64 = 0.01;
+
+fn key(i: u64) -> u64 {
+    mix64(i ^ 0x5eed)
+}
+
+/// Time `f` over `reps` passes of `PASS` keys; print median and p10 (ns per key).
+fn time(name: &str, n: u64, reps: usize, hit: bool, mut f: impl FnMut(&[u64]) -> usize) {
+    let mut s = 0x1234u64;
+    let mut buf = vec![0u64; PASS];
+    let mut ns = Vec::with_capacity(reps);
+    let mut found = 0usize;
+    for _ in 0..reps {
+        for k in &mut buf {
+            s = mix64(s.wrapping_add(1));
+            *k = if hit { key(s % n) } else { key(n + s % n) };
+        }
+        let t = Instant::now();
+        found += f(black_box(&buf));
+        ns.push(t.elapsed().as_nanos() as f64 / PASS as f64);
+    }
+    ns.sort_by(f64::total_cmp);
+    let tag = if hit { "hit " } else { "miss" };
+    println!(
+        "{name:38} {tag} {:7.2} ns/key (p10 {:6.2})  found {:.4}",
+        ns[reps / 2],
+        ns[reps / 10],
+        found as f64 / (reps * PASS) as f64
+    );
+}
+
+/// Query `ks` through `contains_batch`, 64 keys a call (as the criterion suite does).
+fn batch<F: Filter>(f: &F, ks: &[u64]) -> usize {
+    let mut hits = 0;
+    for c in ks.chunks(64) {
+        let bytes: [[u8; 8]; 64] =
+            std::array::from_fn(|i| c.get(i).map_or([0; 8], |k| k.to_le_bytes()));
+        let items: [&[u8]; 64] = std::array::from_fn(|i| &bytes[i][..]);
+        let mut out = [false; 64];
+        f.contains_batch(&items[..c.len()], &mut out[..c.len()]);
+        hits += out[..c.len()].iter().filter(|&&b| b).count();
+    }
+    hits
+}
+
+/// The blocked batch without a prefetch: hash 16, then probe 16 (`touch`: load one word of
+/// each block while hashing, a demand load in place of the prefetch).
+fn blocked_no_prefetch(f: &BlockedBloom, ks: &[u64], touch: bool) -> usize {
+    let (blocks, k) = (f.block_slice(), f.k() as usize);
+    let mut hits = 0;
+    let mut sink = 0u64;
+    for c in ks.chunks(16) {
+        let mut p = [(0usize, 0u32); 16];
+        for (p, key) in p.iter_mut().zip(c) {
+            *p = f.block_and_lanes(&key.to_le_bytes());
+            if touch {
+                sink ^= blocks[p.0].0[0];
+            }
+        }
+        for &(b, x) in &p[..c.len()] {
+            let w = &blocks[b].0;
+            let mut all = u64::MAX;
+            for j in 0..k {
+                let q = lane(x, j);
+                all &= w[(q >> 6) as usize] >> (q & 63);
+            }
+            hits += (all & 1) as usize;
+        }
+    }
+    black_box(sink);
+    hits
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let n: u64 = args
+        .next()
+        .map_or(100_000_000, |s| s.parse().expect("N: an integer"));
+    let reps: usize = args
+        .next()
+        .map_or(3000, |s| s.parse().expect("REPS: an integer"));
+    let m = bloomlab::theory::size_for(n, P).expect("sizing").m;
+    let words: Vec<u64> = (0..m.div_ceil(64).max(8)).map(key).collect();
+    let lines = words.len() as u64 / 8;
+    println!("n = {n}, p = {P}, {reps} passes of {PASS} keys; median and 10th percentile");
+    for hit in [true, false] {
+        time("floor: 1 random line", n, reps, hit, |ks| {
+            let acc = ks.iter().fold(0u64, |a, &k| {
+                a ^ words[(reduce(mix64(k), lines) * 8) as usize]
+            });
+            usize::from(acc & 1 == 1)
+        });
+    }
+    drop(words);
+    let mut f = BlockedBloom::with_rate(n, P).expect("blocked");
+    (0..n).for_each(|i| f.insert_item(&key(i).to_le_bytes()));
+    for hit in [true, false] {
+        time("blocked, one at a time", n, reps, hit, |ks| {
+            ks.iter()
+                .filter(|k| f.contains_item(&k.to_le_bytes()))
+                .count()
+        });
+        time("blocked, batch without prefetch", n, reps, hit, |ks| {
+            blocked_no_prefetch(&f, ks, false)
+        });
+        time("blocked, batch with a touch load", n, reps, hit, |ks| {
+            blocked_no_prefetch(&f, ks, true)
+        });
+        time("blocked, contains_batch (prefetch)", n, reps, hit, |ks| {
+            batch(&f, ks)
+        });
+    }
+    drop(f);
+    let mut f = SplitBlockBloom::with_rate_and(n, P, Xxh3::default()).expect("split-block");
+    (0..n).for_each(|i| f.insert(&key(i).to_le_bytes()));
+    for hit in [true, false] {
+        time("split-block xxh3, one at a time", n, reps, hit, |ks| {
+            ks.iter().filter(|k| f.contains(&k.to_le_bytes())).count()
+        });
+        time("split-block xxh3, contains_batch", n, reps, hit, |ks| {
+            batch(&f, ks)
+        });
+    }
+    drop(f);
+    let mut f = CuckooFilter::with_rate(n, P).expect("cuckoo");
+    (0..n).for_each(|i| drop(f.try_insert(&key(i).to_le_bytes())));
+    for hit in [true, false] {
+        time("cuckoo, one at a time", n, reps, hit, |ks| {
+            ks.iter().filter(|k| f.contains(&k.to_le_bytes())).count()
+        });
+        time("cuckoo, contains_batch (prefetch)", n, reps, hit, |ks| {
+            batch(&f, ks)
+        });
+    }
+}
