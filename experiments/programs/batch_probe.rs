@@ -143,7 +143,34 @@ fn main() {
             batch(&f, ks)
         });
     }
-    drop(f);
+    let mut sb = sbbf_rs_safe::Filter::new(11, n as usize);
+    for i in 0..n {
+        let _ = sb.insert_hash(xxhash_rust::xxh3::xxh3_64(&key(i).to_le_bytes()));
+    }
+    for hit in [true, false] {
+        time("sbbf-rs-safe (xxh3_64)", n, reps, hit, |ks| {
+            ks.iter()
+                .filter(|k| sb.contains_hash(xxhash_rust::xxh3::xxh3_64(&k.to_le_bytes())))
+                .count()
+        });
+    }
+    // Inserts of keys already present (the filter does not change: every pass is alike).
+    time(
+        "insert: split-block xxh3, one at a time",
+        n,
+        reps,
+        true,
+        |ks| {
+            ks.iter().for_each(|k| f.insert(&k.to_le_bytes()));
+            0
+        },
+    );
+    time("insert: sbbf-rs-safe", n, reps, true, |ks| {
+        ks.iter()
+            .filter(|k| sb.insert_hash(xxhash_rust::xxh3::xxh3_64(&k.to_le_bytes())))
+            .count()
+    });
+    drop((f, sb));
     let mut f = CuckooFilter::with_rate(n, P).expect("cuckoo");
     (0..n).for_each(|i| drop(f.try_insert(&key(i).to_le_bytes())));
     for hit in [true, false] {

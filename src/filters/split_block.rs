@@ -287,7 +287,13 @@ impl<H: ItemHasher> SplitBlockBloom<H> {
     /// Insert by hash (as the spec's `insertHash`).
     #[inline]
     pub fn insert_hash(&mut self, h: u64) {
-        dispatch_with(self.cpu, InsertHash { f: self, h });
+        dispatch_with(
+            self.cpu,
+            InsertHash {
+                blocks: &mut self.blocks,
+                h,
+            },
+        );
     }
 
     /// Query by hash (as the spec's `findHash`).
@@ -301,7 +307,13 @@ impl<H: ItemHasher> SplitBlockBloom<H> {
     #[inline(never)]
     fn insert_slow(&mut self, item: &[u8]) {
         let h = self.hash(item);
-        dispatch_with(self.cpu, InsertHash { f: self, h });
+        dispatch_with(
+            self.cpu,
+            InsertHash {
+                blocks: &mut self.blocks,
+                h,
+            },
+        );
     }
 
     /// [`Filter::contains`] for a legacy file or a CPU without AVX2 (out of line).
@@ -327,11 +339,7 @@ impl<H: ItemHasher> SplitBlockBloom<H> {
 
     #[inline(always)]
     fn insert_hash_portable(&mut self, h: u64) {
-        let i = self.block_index(h);
-        let m = mask(h as u32);
-        for (w, x) in self.blocks[i].0.iter_mut().zip(m) {
-            *w |= x;
-        }
+        insert_into(&mut self.blocks, h);
     }
 
     #[inline(always)]
@@ -449,7 +457,13 @@ impl<H: ItemHasher> Filter for SplitBlockBloom<H> {
         match self.fast {
             Some(cpu) => {
                 let h = self.hasher.hash64(item);
-                dispatch_with(Some(cpu), InsertHash { f: self, h });
+                dispatch_with(
+                    Some(cpu),
+                    InsertHash {
+                        blocks: &mut self.blocks,
+                        h,
+                    },
+                );
             }
             None => with_local_copy(item, |item| self.insert_slow(item)),
         }
@@ -553,15 +567,30 @@ fn with_local_copy<R>(item: &[u8], f: impl FnOnce(&[u8]) -> R) -> R {
 
 // ---- the kernels [`dispatch`] runs (each `run` inlines a portable hot path) ----
 
-struct InsertHash<'a, H> {
-    f: &'a mut SplitBlockBloom<H>,
+/// Set the mask of hash `h` in its block ([`SplitBlockBloom::block_index`]) of `blocks`.
+///
+/// A function of the blocks alone, not of the filter: the kernel call then cannot see the
+/// filter's `len`, so the compiler need not store `len` before every call. That store cost 7%
+/// of an insert into a filter in DRAM (n = 10^8: 27.4 against 25.6 ns per key without it,
+/// `experiments/programs/batch_probe.rs`; sbbf-rs-safe, which counts nothing, 24.1–24.9).
+#[inline(always)]
+fn insert_into(blocks: &mut [SbBlock], h: u64) {
+    let i = (((h >> 32) * blocks.len() as u64) >> 32) as usize;
+    let m = mask(h as u32);
+    for (w, x) in blocks[i].0.iter_mut().zip(m) {
+        *w |= x;
+    }
+}
+
+struct InsertHash<'a> {
+    blocks: &'a mut [SbBlock],
     h: u64,
 }
-impl<H: ItemHasher> Kernel for InsertHash<'_, H> {
+impl Kernel for InsertHash<'_> {
     type Out = ();
     #[inline(always)]
     fn run(self) {
-        self.f.insert_hash_portable(self.h);
+        insert_into(self.blocks, self.h);
     }
 }
 
@@ -638,9 +667,16 @@ mod tests {
         for i in 0..n {
             let h = f.hash(&(i * 3).to_le_bytes());
             if portable {
-                InsertHash { f: &mut f, h }.run();
+                InsertHash {
+                    blocks: &mut f.blocks,
+                    h,
+                }
+                .run();
             } else {
-                dispatch(InsertHash { f: &mut f, h });
+                dispatch(InsertHash {
+                    blocks: &mut f.blocks,
+                    h,
+                });
             }
         }
         f
