@@ -287,13 +287,7 @@ impl<H: ItemHasher> SplitBlockBloom<H> {
     /// Insert by hash (as the spec's `insertHash`).
     #[inline]
     pub fn insert_hash(&mut self, h: u64) {
-        dispatch_with(
-            self.cpu,
-            InsertHash {
-                blocks: &mut self.blocks,
-                h,
-            },
-        );
+        dispatch_with(self.cpu, self.insert_kernel(h));
     }
 
     /// Query by hash (as the spec's `findHash`).
@@ -307,13 +301,7 @@ impl<H: ItemHasher> SplitBlockBloom<H> {
     #[inline(never)]
     fn insert_slow(&mut self, item: &[u8]) {
         let h = self.hash(item);
-        dispatch_with(
-            self.cpu,
-            InsertHash {
-                blocks: &mut self.blocks,
-                h,
-            },
-        );
+        dispatch_with(self.cpu, self.insert_kernel(h));
     }
 
     /// [`Filter::contains`] for a legacy file or a CPU without AVX2 (out of line).
@@ -339,7 +327,17 @@ impl<H: ItemHasher> SplitBlockBloom<H> {
 
     #[inline(always)]
     fn insert_hash_portable(&mut self, h: u64) {
-        insert_into(&mut self.blocks, h);
+        self.insert_kernel(h).run();
+    }
+
+    /// The insert of hash `h` as a kernel (its block found here, in the caller).
+    #[inline(always)]
+    fn insert_kernel(&mut self, h: u64) -> InsertHash<'_> {
+        let i = self.block_index(h);
+        InsertHash {
+            block: &mut self.blocks[i],
+            key: h as u32,
+        }
     }
 
     #[inline(always)]
@@ -457,13 +455,7 @@ impl<H: ItemHasher> Filter for SplitBlockBloom<H> {
         match self.fast {
             Some(cpu) => {
                 let h = self.hasher.hash64(item);
-                dispatch_with(
-                    Some(cpu),
-                    InsertHash {
-                        blocks: &mut self.blocks,
-                        h,
-                    },
-                );
+                dispatch_with(Some(cpu), self.insert_kernel(h));
             }
             None => with_local_copy(item, |item| self.insert_slow(item)),
         }
@@ -567,30 +559,25 @@ fn with_local_copy<R>(item: &[u8], f: impl FnOnce(&[u8]) -> R) -> R {
 
 // ---- the kernels [`dispatch`] runs (each `run` inlines a portable hot path) ----
 
-/// Set the mask of hash `h` in its block ([`SplitBlockBloom::block_index`]) of `blocks`.
+/// The insert kernel: set the mask of `key` (a hash's low 32 bits) in `block`.
 ///
-/// A function of the blocks alone, not of the filter: the kernel call then cannot see the
-/// filter's `len`, so the compiler need not store `len` before every call. That store cost 7%
-/// of an insert into a filter in DRAM (n = 10^8: 27.4 against 25.6 ns per key without it,
-/// `experiments/programs/batch_probe.rs`; sbbf-rs-safe, which counts nothing, 24.1–24.9).
-#[inline(always)]
-fn insert_into(blocks: &mut [SbBlock], h: u64) {
-    let i = (((h >> 32) * blocks.len() as u64) >> 32) as usize;
-    let m = mask(h as u32);
-    for (w, x) in blocks[i].0.iter_mut().zip(m) {
-        *w |= x;
-    }
-}
-
+/// It takes the one block, not the filter: the kernel call then cannot see the filter's
+/// `len`, so the compiler need not store `len` before every call, and the two words travel in
+/// registers. The store cost 7% of an insert into a filter in DRAM (n = 10^8: 27.4 against
+/// 25.6 ns per key without it, `experiments/programs/batch_probe.rs`; sbbf-rs-safe, which
+/// counts nothing, 24.1–24.9); passing the block slice and the hash instead (three words, so
+/// through the stack) cost 8 instructions an insert (`benches/gate.rs`).
 struct InsertHash<'a> {
-    blocks: &'a mut [SbBlock],
-    h: u64,
+    block: &'a mut SbBlock,
+    key: u32,
 }
 impl Kernel for InsertHash<'_> {
     type Out = ();
     #[inline(always)]
     fn run(self) {
-        insert_into(self.blocks, self.h);
+        for (w, x) in self.block.0.iter_mut().zip(mask(self.key)) {
+            *w |= x;
+        }
     }
 }
 
@@ -667,16 +654,9 @@ mod tests {
         for i in 0..n {
             let h = f.hash(&(i * 3).to_le_bytes());
             if portable {
-                InsertHash {
-                    blocks: &mut f.blocks,
-                    h,
-                }
-                .run();
+                f.insert_kernel(h).run();
             } else {
-                dispatch(InsertHash {
-                    blocks: &mut f.blocks,
-                    h,
-                });
+                dispatch(f.insert_kernel(h));
             }
         }
         f
