@@ -144,6 +144,12 @@ fn headline_ratios() -> Vec<Ratio> {
                 le(0.5),
             ),
             (
+                "bloomlab-cuckoo-peershape / cuckoofilter (the same table: 2^⌈log2 n⌉/4 buckets of four 8-bit slots, the same load)",
+                (op, "bloomlab-cuckoo-peershape"),
+                (op, "cuckoofilter"),
+                le(0.5),
+            ),
+            (
                 "bloomlab-cuckoo-batch (insert_batch / contains_batch) / cuckoofilter (one at a time: it has no batch API)",
                 (op, "bloomlab-cuckoo-batch"),
                 (op, "cuckoofilter"),

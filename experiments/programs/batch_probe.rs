@@ -6,11 +6,13 @@
 //! each block instead of a prefetch ("touch").
 //!
 //! ```text
-//! prlimit --as=6000000000 cargo run --release --example batch_probe -- [N] [REPS]
+//! prlimit --as=6000000000 cargo run --release --example batch_probe -- [N] [REPS] \
+//!     > results/bench/batch-probe.md
 //! ```
 //! Each timed pass answers 1000 random keys (hits: inserted keys; misses: never inserted), as
-//! the criterion suite's iterations do; printed: the median and the 10th percentile of REPS
-//! (default 3000) passes, ns per key. Build time for n = 10^8: about a minute.
+//! the criterion suite's iterations do; the page on stdout gives the median and the 10th
+//! percentile of REPS (default 3000) passes, ns per key, and the ratio to the floor (progress
+//! on stderr). About a minute for n = 10^8; run it with nothing else busy.
 
 use bloomlab::Filter;
 use bloomlab::filters::blocked::{BlockedBloom, lane};
@@ -26,8 +28,21 @@ fn key(i: u64) -> u64 {
     mix64(i ^ 0x5eed)
 }
 
-/// Time `f` over `reps` passes of `PASS` keys; print median and p10 (ns per key).
-fn time(name: &str, n: u64, reps: usize, hit: bool, mut f: impl FnMut(&[u64]) -> usize) {
+/// One measured row: what, hit or miss, median and 10th percentile (ns per key), share found.
+struct Row {
+    name: &'static str,
+    hit: bool,
+    median: f64,
+    p10: f64,
+    found: f64,
+}
+
+/// Time `f` over `reps` passes of `PASS` keys into `rows` (progress on stderr).
+fn time(
+    rows: &mut Vec<Row>,
+    (name, n, reps, hit): (&'static str, u64, usize, bool),
+    mut f: impl FnMut(&[u64]) -> usize,
+) {
     let mut s = 0x1234u64;
     let mut buf = vec![0u64; PASS];
     let mut ns = Vec::with_capacity(reps);
@@ -42,14 +57,71 @@ fn time(name: &str, n: u64, reps: usize, hit: bool, mut f: impl FnMut(&[u64]) ->
         ns.push(t.elapsed().as_nanos() as f64 / PASS as f64);
     }
     ns.sort_by(f64::total_cmp);
-    let tag = if hit { "hit " } else { "miss" };
-    println!(
-        "{name:38} {tag} {:7.2} ns/key (p10 {:6.2})  found {:.4}",
-        ns[reps / 2],
-        ns[reps / 10],
-        found as f64 / (reps * PASS) as f64
+    let r = Row {
+        name,
+        hit,
+        median: ns[reps / 2],
+        p10: ns[reps / 10],
+        found: found as f64 / (reps * PASS) as f64,
+    };
+    eprintln!(
+        "{name:42} {} {:7.2} ns/key (p10 {:6.2})  found {:.4}",
+        if hit { "hit " } else { "miss" },
+        r.median,
+        r.p10,
+        r.found
     );
+    rows.push(r);
 }
+
+/// The rows as a markdown page: hit and miss side by side, and their ratio to the floor.
+fn print_page(rows: &[Row], n: u64, reps: usize) {
+    let floor = |hit| {
+        rows.iter()
+            .find(|r| r.name == FLOOR && r.hit == hit)
+            .map_or(f64::NAN, |r| r.median)
+    };
+    println!("# Batched queries in DRAM: what the prefetch buys\n");
+    println!(
+        "Written by `cargo run --release --example batch_probe` \
+         (`experiments/programs/batch_probe.rs`): n = {n} keys at p = {P}, each filter filled with \
+         n keys, then {reps} timed passes of {PASS} random keys (hits: inserted keys; misses: keys \
+         never inserted). ns per key: the median pass (the 10th percentile in brackets); ×floor: \
+         the median over the floor's median (one random 64-byte line per key from an array as \
+         large as the standard filter). Inserts are of keys already present (the filter does not \
+         change between passes).\n"
+    );
+    println!("| what | hit ns/key | miss ns/key | hit ×floor | miss ×floor |");
+    println!("|---|---:|---:|---:|---:|");
+    let mut names: Vec<&str> = Vec::new();
+    for r in rows {
+        if !names.contains(&r.name) {
+            names.push(r.name);
+        }
+    }
+    for name in names {
+        let cell = |hit| rows.iter().find(|r| r.name == name && r.hit == hit);
+        let ns = |hit| {
+            cell(hit).map_or("–".to_string(), |r| {
+                format!("{:.1} ({:.1})", r.median, r.p10)
+            })
+        };
+        let x = |hit| {
+            cell(hit).map_or("–".to_string(), |r| {
+                format!("{:.2}", r.median / floor(hit))
+            })
+        };
+        println!(
+            "| {name} | {} | {} | {} | {} |",
+            ns(true),
+            ns(false),
+            x(true),
+            x(false)
+        );
+    }
+}
+
+const FLOOR: &str = "floor: 1 random line";
 
 /// Query `ks` through `contains_batch`, 64 keys a call (as the criterion suite does).
 fn batch<F: Filter>(f: &F, ks: &[u64]) -> usize {
@@ -104,9 +176,9 @@ fn main() {
     let m = bloomlab::theory::size_for(n, P).expect("sizing").m;
     let words: Vec<u64> = (0..m.div_ceil(64).max(8)).map(key).collect();
     let lines = words.len() as u64 / 8;
-    println!("n = {n}, p = {P}, {reps} passes of {PASS} keys; median and 10th percentile");
+    let mut rows = Vec::new();
     for hit in [true, false] {
-        time("floor: 1 random line", n, reps, hit, |ks| {
+        time(&mut rows, (FLOOR, n, reps, hit), |ks| {
             let acc = ks.iter().fold(0u64, |a, &k| {
                 a ^ words[(reduce(mix64(k), lines) * 8) as usize]
             });
@@ -117,38 +189,48 @@ fn main() {
     let mut f = BlockedBloom::with_rate(n, P).expect("blocked");
     (0..n).for_each(|i| f.insert_item(&key(i).to_le_bytes()));
     for hit in [true, false] {
-        time("blocked, one at a time", n, reps, hit, |ks| {
+        time(&mut rows, ("blocked, one at a time", n, reps, hit), |ks| {
             ks.iter()
                 .filter(|k| f.contains_item(&k.to_le_bytes()))
                 .count()
         });
-        time("blocked, batch without prefetch", n, reps, hit, |ks| {
-            blocked_no_prefetch(&f, ks, false)
-        });
-        time("blocked, batch with a touch load", n, reps, hit, |ks| {
-            blocked_no_prefetch(&f, ks, true)
-        });
-        time("blocked, contains_batch (prefetch)", n, reps, hit, |ks| {
-            batch(&f, ks)
-        });
+        time(
+            &mut rows,
+            ("blocked, batch without prefetch", n, reps, hit),
+            |ks| blocked_no_prefetch(&f, ks, false),
+        );
+        time(
+            &mut rows,
+            ("blocked, batch with a touch load", n, reps, hit),
+            |ks| blocked_no_prefetch(&f, ks, true),
+        );
+        time(
+            &mut rows,
+            ("blocked, contains_batch (prefetch)", n, reps, hit),
+            |ks| batch(&f, ks),
+        );
     }
     drop(f);
     let mut f = SplitBlockBloom::with_rate_and(n, P, Xxh3::default()).expect("split-block");
     (0..n).for_each(|i| f.insert(&key(i).to_le_bytes()));
     for hit in [true, false] {
-        time("split-block xxh3, one at a time", n, reps, hit, |ks| {
-            ks.iter().filter(|k| f.contains(&k.to_le_bytes())).count()
-        });
-        time("split-block xxh3, contains_batch", n, reps, hit, |ks| {
-            batch(&f, ks)
-        });
+        time(
+            &mut rows,
+            ("split-block xxh3, one at a time", n, reps, hit),
+            |ks| ks.iter().filter(|k| f.contains(&k.to_le_bytes())).count(),
+        );
+        time(
+            &mut rows,
+            ("split-block xxh3, contains_batch", n, reps, hit),
+            |ks| batch(&f, ks),
+        );
     }
     let mut sb = sbbf_rs_safe::Filter::new(11, n as usize);
     for i in 0..n {
         let _ = sb.insert_hash(xxhash_rust::xxh3::xxh3_64(&key(i).to_le_bytes()));
     }
     for hit in [true, false] {
-        time("sbbf-rs-safe (xxh3_64)", n, reps, hit, |ks| {
+        time(&mut rows, ("sbbf-rs-safe (xxh3_64)", n, reps, hit), |ks| {
             ks.iter()
                 .filter(|k| sb.contains_hash(xxhash_rust::xxh3::xxh3_64(&k.to_le_bytes())))
                 .count()
@@ -156,16 +238,14 @@ fn main() {
     }
     // Inserts of keys already present (the filter does not change: every pass is alike).
     time(
-        "insert: split-block xxh3, one at a time",
-        n,
-        reps,
-        true,
+        &mut rows,
+        ("insert: split-block xxh3, one at a time", n, reps, true),
         |ks| {
             ks.iter().for_each(|k| f.insert(&k.to_le_bytes()));
             0
         },
     );
-    time("insert: sbbf-rs-safe", n, reps, true, |ks| {
+    time(&mut rows, ("insert: sbbf-rs-safe", n, reps, true), |ks| {
         ks.iter()
             .filter(|k| sb.insert_hash(xxhash_rust::xxh3::xxh3_64(&k.to_le_bytes())))
             .count()
@@ -174,11 +254,14 @@ fn main() {
     let mut f = CuckooFilter::with_rate(n, P).expect("cuckoo");
     (0..n).for_each(|i| drop(f.try_insert(&key(i).to_le_bytes())));
     for hit in [true, false] {
-        time("cuckoo, one at a time", n, reps, hit, |ks| {
+        time(&mut rows, ("cuckoo, one at a time", n, reps, hit), |ks| {
             ks.iter().filter(|k| f.contains(&k.to_le_bytes())).count()
         });
-        time("cuckoo, contains_batch (prefetch)", n, reps, hit, |ks| {
-            batch(&f, ks)
-        });
+        time(
+            &mut rows,
+            ("cuckoo, contains_batch (prefetch)", n, reps, hit),
+            |ks| batch(&f, ks),
+        );
     }
+    print_page(&rows, n, reps);
 }
