@@ -179,9 +179,9 @@ fn main() {
     let mut rows = Vec::new();
     for hit in [true, false] {
         time(&mut rows, (FLOOR, n, reps, hit), |ks| {
-            let acc = ks.iter().fold(0u64, |a, &k| {
-                a ^ words[(reduce(k, lines) * 8) as usize]
-            });
+            let acc = ks
+                .iter()
+                .fold(0u64, |a, &k| a ^ words[(reduce(k, lines) * 8) as usize]);
             usize::from(acc & 1 == 1)
         });
     }
