@@ -244,35 +244,40 @@ macro_rules! lab_batch {
     };
 }
 
-/// Query `keys` through `contains_batch`, 64 at a time (byte arrays and slices on the stack).
-#[inline]
-fn batch_count<F: Filter>(f: &F, keys: &[u64]) -> usize {
+/// Call `f` on `keys` as byte strings, 64 at a time (byte arrays and slices on the stack): how
+/// the batch subjects hand keys to the batch APIs.
+#[inline(always)]
+fn in_item_chunks(keys: &[u64], mut f: impl FnMut(&[&[u8]])) {
     const B: usize = 64;
-    let mut hits = 0;
     for chunk in keys.chunks(B) {
         let bytes: [[u8; 8]; B] =
             std::array::from_fn(|i| chunk.get(i).map_or([0; 8], |k| k.to_le_bytes()));
         let items: [&[u8]; B] = std::array::from_fn(|i| &bytes[i][..]);
-        let mut out = [false; B];
-        f.contains_batch(&items[..chunk.len()], &mut out[..chunk.len()]);
-        hits += out[..chunk.len()].iter().filter(|&&b| b).count();
+        f(&items[..chunk.len()]);
     }
+}
+
+/// How many of `keys` `query` (a batch query writing one answer per item) reports present.
+#[inline(always)]
+fn count_batched(keys: &[u64], query: impl Fn(&[&[u8]], &mut [bool])) -> usize {
+    let mut hits = 0;
+    in_item_chunks(keys, |items| {
+        let mut out = [false; 64];
+        query(items, &mut out[..items.len()]);
+        hits += out[..items.len()].iter().filter(|&&b| b).count();
+    });
     hits
+}
+
+/// Query `keys` through `contains_batch`, 64 at a time.
+#[inline]
+fn batch_count<F: Filter>(f: &F, keys: &[u64]) -> usize {
+    count_batched(keys, |items, out| f.contains_batch(items, out))
 }
 
 /// [`batch_count`] through the split-block filter's portable batch path.
 fn portable_batch_count(f: &SplitBlockBloom<Xxh3>, keys: &[u64]) -> usize {
-    const B: usize = 64;
-    let mut hits = 0;
-    for chunk in keys.chunks(B) {
-        let bytes: [[u8; 8]; B] =
-            std::array::from_fn(|i| chunk.get(i).map_or([0; 8], |k| k.to_le_bytes()));
-        let items: [&[u8]; B] = std::array::from_fn(|i| &bytes[i][..]);
-        let mut out = [false; B];
-        f.portable_contains_batch(&items[..chunk.len()], &mut out[..chunk.len()]);
-        hits += out[..chunk.len()].iter().filter(|&&b| b).count();
-    }
-    hits
+    count_batched(keys, |items, out| f.portable_contains_batch(items, out))
 }
 
 /// fastbloom with the hasher `make` configures (`keys` names it in the tables).
@@ -651,13 +656,10 @@ pub fn entries() -> Vec<Entry> {
             Role::Bench,
             |n, p| CuckooFilter::with_rate(n, p).expect("bloomlab filter"),
             |f, keys| {
-                for chunk in keys.chunks(64) {
-                    let bytes: [[u8; 8]; 64] =
-                        std::array::from_fn(|i| chunk.get(i).map_or([0; 8], |k| k.to_le_bytes()));
-                    let items: [&[u8]; 64] = std::array::from_fn(|i| &bytes[i][..]);
-                    // A refused item (full table, rare below 95% load) is counted by the audit.
-                    let _ = f.insert_batch(&items[..chunk.len()]);
-                }
+                // A refused item (full table, rare below 95% load) is counted by the audit.
+                in_item_chunks(keys, |items| {
+                    let _ = f.insert_batch(items);
+                });
             },
             |f, keys| batch_count(f, keys),
             lab_meta,

@@ -165,14 +165,31 @@ fn blocked_no_prefetch(f: &BlockedBloom, ks: &[u64], touch: bool) -> usize {
     hits
 }
 
+/// A whole-number argument of at least `min` (`default` when absent); anything else ends the
+/// program with a message and exit status 2.
+fn arg<T: std::str::FromStr + PartialOrd + std::fmt::Display + Copy>(
+    given: Option<String>,
+    name: &str,
+    default: T,
+    min: T,
+) -> T {
+    let Some(s) = given else { return default };
+    match s.parse::<T>() {
+        Ok(v) if v >= min => v,
+        _ => {
+            eprintln!(
+                "batch_probe: {name} must be a whole number of at least {min}, not {s:?}\n\
+                 usage: batch_probe [N] [REPS]   (N keys, REPS timed passes)"
+            );
+            std::process::exit(2);
+        }
+    }
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
-    let n: u64 = args
-        .next()
-        .map_or(100_000_000, |s| s.parse().expect("N: an integer"));
-    let reps: usize = args
-        .next()
-        .map_or(3000, |s| s.parse().expect("REPS: an integer"));
+    let n: u64 = arg(args.next(), "N", 100_000_000, 1000);
+    let reps: usize = arg(args.next(), "REPS", 3000, 10);
     let m = bloomlab::theory::size_for(n, P).expect("sizing").m;
     let words: Vec<u64> = (0..m.div_ceil(64).max(8)).map(key).collect();
     let lines = words.len() as u64 / 8;

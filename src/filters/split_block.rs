@@ -342,26 +342,31 @@ impl<H: ItemHasher> SplitBlockBloom<H> {
 
     #[inline(always)]
     fn contains_hash_portable(&self, h: u64) -> bool {
-        let m = mask(h as u32);
-        // Branch-free over the eight words: any mask bit missing?
-        self.blocks[self.block_index(h)]
-            .0
-            .iter()
-            .zip(m)
-            .fold(0, |a, (w, x)| a | (x & !w))
-            == 0
+        block_has(&self.blocks[self.block_index(h)], h as u32)
+    }
+
+    /// The first half of a batch operation: each item of `chunk` hashed to its block index and
+    /// 32-bit key in `pending`, and the block prefetched.
+    #[inline(always)]
+    fn stage(&self, chunk: &[&[u8]], pending: &mut [(usize, u32); BATCH]) {
+        for (p, it) in pending.iter_mut().zip(chunk) {
+            let h = self.hash(it);
+            *p = (self.block_index(h), h as u32);
+            prefetch(&self.blocks[p.0]);
+        }
     }
 
     #[inline(always)]
     fn insert_batch_portable(&mut self, items: &[&[u8]]) {
-        let mut hs = [0u64; BATCH];
+        let mut pending = [(0usize, 0u32); BATCH];
         for chunk in items.chunks(BATCH) {
-            for (h, it) in hs.iter_mut().zip(chunk) {
-                *h = self.hash(it);
-                prefetch(&self.blocks[self.block_index(*h)]);
-            }
-            for &h in &hs[..chunk.len()] {
-                self.insert_hash_portable(h);
+            self.stage(chunk, &mut pending);
+            for &(b, key) in &pending[..chunk.len()] {
+                InsertHash {
+                    block: &mut self.blocks[b],
+                    key,
+                }
+                .run();
             }
         }
         self.len = self.len.saturating_add(items.len() as u64);
@@ -371,19 +376,9 @@ impl<H: ItemHasher> SplitBlockBloom<H> {
     fn contains_batch_portable(&self, items: &[&[u8]], out: &mut [bool]) {
         let mut pending = [(0usize, 0u32); BATCH];
         for (chunk, outs) in items.chunks(BATCH).zip(out.chunks_mut(BATCH)) {
-            for (p, it) in pending.iter_mut().zip(chunk) {
-                let h = self.hash(it);
-                *p = (self.block_index(h), h as u32);
-                prefetch(&self.blocks[p.0]);
-            }
+            self.stage(chunk, &mut pending);
             for (o, &(b, key)) in outs.iter_mut().zip(&pending) {
-                let m = mask(key);
-                *o = self.blocks[b]
-                    .0
-                    .iter()
-                    .zip(m)
-                    .fold(0, |a, (w, x)| a | (x & !w))
-                    == 0;
+                *o = block_has(&self.blocks[b], key);
             }
         }
     }
@@ -567,6 +562,17 @@ fn with_local_copy<R>(item: &[u8], f: impl FnOnce(&[u8]) -> R) -> R {
 /// 25.6 ns per key without it, `experiments/programs/batch_probe.rs`; sbbf-rs-safe, which
 /// counts nothing, 24.1–24.9); passing the block slice and the hash instead (three words, so
 /// through the stack) cost 8 instructions an insert (`benches/gate.rs`).
+/// Whether every bit of `key`'s mask is set in `block`: branch-free over the eight words.
+#[inline(always)]
+fn block_has(block: &SbBlock, key: u32) -> bool {
+    block
+        .0
+        .iter()
+        .zip(mask(key))
+        .fold(0, |a, (w, x)| a | (x & !w))
+        == 0
+}
+
 struct InsertHash<'a> {
     block: &'a mut SbBlock,
     key: u32,
