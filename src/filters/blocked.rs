@@ -3,6 +3,7 @@
 
 use crate::error::{Error, Param, Result};
 use crate::filter::{Filter, FilterKind};
+use crate::filters::batch;
 use crate::filters::prefetch::prefetch;
 use crate::hash::{HashId, ItemHasher, StrategyId, Xxh3, mix64, reduce};
 use crate::theory;
@@ -421,8 +422,20 @@ impl<H: ItemHasher> BlockedBloom<H> {
         self.len = self.len.saturating_add(1);
     }
 
-    /// Insert every item of `items`: a chunk of [`BATCH`] items is hashed (and each block
-    /// prefetched) first, then its blocks are written.
+    /// The first half of a batch operation for one item: its block and lanes, and (when `warm`)
+    /// the block prefetched (`filters/batch.rs`).
+    #[inline(always)]
+    fn stage(&self, item: &[u8], warm: bool) -> (usize, u32) {
+        let p = self.block_and_lanes(item);
+        if warm {
+            prefetch(&self.blocks[p.0]);
+        }
+        p
+    }
+
+    /// Insert every item of `items`: a chunk of [`BATCH`] items is hashed (and, in a large
+    /// table, each block prefetched a chunk ahead) first, then its blocks are written
+    /// (`filters/batch.rs`).
     pub fn insert_batch(&mut self, items: &[&[u8]]) {
         if self.layout == 0 {
             for it in items {
@@ -430,16 +443,12 @@ impl<H: ItemHasher> BlockedBloom<H> {
             }
             return;
         }
-        let mut pending = [(0usize, 0u32); BATCH];
-        for chunk in items.chunks(BATCH) {
-            for (p, it) in pending.iter_mut().zip(chunk) {
-                *p = self.block_and_lanes(it);
-                prefetch(&self.blocks[p.0]);
+        let warm = batch::prefetch_pays(self.bytes());
+        batch::pipelined::<_, _, BATCH>(self, items, warm, Self::stage, |f, _, steps| {
+            for &(b, x) in steps {
+                f.set(b, x);
             }
-            for &(b, x) in &pending[..chunk.len()] {
-                self.set(b, x);
-            }
-        }
+        });
         self.len = self.len.saturating_add(items.len() as u64);
     }
 
@@ -616,9 +625,9 @@ impl<H: ItemHasher> Filter for BlockedBloom<H> {
     fn contains(&self, item: &[u8]) -> bool {
         self.contains_item(item)
     }
-    /// Hash a group of 16 items and prefetch each one's block as soon as its index is known,
-    /// then probe the blocks: the 16 cache misses overlap instead of filling the reorder
-    /// buffer one probe at a time (why the prefetch is needed: `filters/prefetch.rs`).
+    /// Hash a group of 16 items and, in a table larger than the caches, prefetch each one's
+    /// block a chunk ahead, then probe the blocks: the cache misses overlap instead of filling
+    /// the reorder buffer one probe at a time (`filters/prefetch.rs`, `filters/batch.rs`).
     fn contains_batch(&self, items: &[&[u8]], out: &mut [bool]) {
         if self.layout == 0 {
             for (o, it) in out.iter_mut().zip(items) {
@@ -626,16 +635,19 @@ impl<H: ItemHasher> Filter for BlockedBloom<H> {
             }
             return;
         }
-        let mut pending = [(0usize, 0u32); BATCH];
-        for (its, outs) in items.chunks(BATCH).zip(out.chunks_mut(BATCH)) {
-            for (p, it) in pending.iter_mut().zip(its) {
-                *p = self.block_and_lanes(it);
-                prefetch(&self.blocks[p.0]);
-            }
-            for (o, &(b, x)) in outs.iter_mut().zip(&pending) {
-                *o = self.probe(b, x);
-            }
-        }
+        let n = items.len().min(out.len());
+        let warm = batch::prefetch_pays(self.bytes());
+        batch::pipelined::<_, _, BATCH>(
+            &mut &*self,
+            &items[..n],
+            warm,
+            |f, it, warm| f.stage(it, warm),
+            |f, start, steps| {
+                for (o, &(b, x)) in out[start..start + steps.len()].iter_mut().zip(steps) {
+                    *o = f.probe(b, x);
+                }
+            },
+        );
     }
     fn len(&self) -> u64 {
         self.len
@@ -781,21 +793,29 @@ mod tests {
         }
     }
 
+    /// Batch answers are single answers, in a cached table and in one large enough to take
+    /// the prefetching, pipelined path (`filters/batch.rs`).
     #[test]
     fn batch_matches_single() {
-        let mut f = BlockedBloom::with_bits(4_096, 6).unwrap();
-        for i in 0u64..600 {
-            f.insert(&i.to_le_bytes());
+        for m in [4_096, BIG_TABLE_BITS] {
+            let mut f = BlockedBloom::with_bits(m, 6).unwrap();
+            assert_eq!(batch::prefetch_pays(f.bytes()), m == BIG_TABLE_BITS);
+            for i in 0u64..600 {
+                f.insert(&i.to_le_bytes());
+            }
+            let keys: Vec<[u8; 8]> = (0u64..1_000).map(|i| (i * 7).to_le_bytes()).collect();
+            let items: Vec<&[u8]> = keys.iter().map(|k| &k[..]).collect();
+            let mut out = vec![false; items.len()];
+            f.contains_batch(&items, &mut out);
+            for (it, o) in items.iter().zip(&out) {
+                assert_eq!(f.contains(it), *o, "m={m}");
+            }
+            assert!(out.iter().any(|&x| x) && out.iter().any(|&x| !x));
         }
-        let keys: Vec<[u8; 8]> = (0u64..1_000).map(|i| (i * 7).to_le_bytes()).collect();
-        let items: Vec<&[u8]> = keys.iter().map(|k| &k[..]).collect();
-        let mut out = vec![false; items.len()];
-        f.contains_batch(&items, &mut out);
-        for (it, o) in items.iter().zip(&out) {
-            assert_eq!(f.contains(it), *o);
-        }
-        assert!(out.iter().any(|&x| x) && out.iter().any(|&x| !x));
     }
+
+    /// A table of 2 MiB: above [`batch::PREFETCH_MIN_BYTES`], so batches pipeline.
+    const BIG_TABLE_BITS: u64 = 1 << 24;
 
     /// A batch insert sets the bits single inserts set, in both layouts; batch answers are the
     /// single answers.
@@ -803,8 +823,16 @@ mod tests {
     fn insert_batch_matches_single() {
         let keys: Vec<[u8; 8]> = (0u64..1_000).map(|i| (i * 7).to_le_bytes()).collect();
         let items: Vec<&[u8]> = keys.iter().map(|k| &k[..]).collect();
-        for (layout, k) in [(1, 6), (1, 7), (1, 13), (0, 6), (0, 9)] {
-            let mut single = BlockedBloom::with_bits(4_096, k)
+        for (layout, k, m) in [
+            (1, 6, 4_096),
+            (1, 7, 4_096),
+            (1, 13, 4_096),
+            (0, 6, 4_096),
+            (0, 9, 4_096),
+            (1, 7, BIG_TABLE_BITS),
+            (0, 6, BIG_TABLE_BITS),
+        ] {
+            let mut single = BlockedBloom::with_bits(m, k)
                 .unwrap()
                 .with_layout(layout)
                 .unwrap();

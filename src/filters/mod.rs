@@ -1,6 +1,7 @@
 //! The filters, one file each.
 
 pub(crate) mod avx2;
+pub(crate) mod batch;
 pub mod binary_fuse;
 pub mod blocked;
 pub mod concurrent;

@@ -13,13 +13,15 @@
 //!
 //! **Batches.** [`SplitBlockBloom::contains_batch`](Filter::contains_batch) and
 //! [`SplitBlockBloom::insert_batch`] hash a chunk of [`BATCH`] items and compute their block
-//! indices first, prefetching each block as its index is known, then probe: the chunk's cache
+//! indices first, prefetching each block (a chunk ahead, in a table larger than the caches:
+//! `filters/batch.rs`), then probe: the chunk's cache
 //! misses overlap, so a filter in DRAM has many in flight instead of one per hash computation
 //! (why a prefetch and not just the independent loads: `filters/prefetch.rs`).
 
 use crate::error::{Error, Param, Result};
 use crate::filter::{Filter, FilterKind};
 use crate::filters::avx2::{Avx2, Kernel, dispatch_with};
+use crate::filters::batch;
 use crate::filters::prefetch::prefetch;
 use crate::hash::{HashId, ItemHasher, StrategyId, Xxh64};
 use crate::theory;
@@ -345,42 +347,48 @@ impl<H: ItemHasher> SplitBlockBloom<H> {
         block_has(&self.blocks[self.block_index(h)], h as u32)
     }
 
-    /// The first half of a batch operation: each item of `chunk` hashed to its block index and
-    /// 32-bit key in `pending`, and the block prefetched.
+    /// The first half of a batch operation for one item: its block index and 32-bit key, and
+    /// (when `warm`) the block prefetched (`filters/batch.rs`).
     #[inline(always)]
-    fn stage(&self, chunk: &[&[u8]], pending: &mut [(usize, u32); BATCH]) {
-        for (p, it) in pending.iter_mut().zip(chunk) {
-            let h = self.hash(it);
-            *p = (self.block_index(h), h as u32);
+    fn stage(&self, item: &[u8], warm: bool) -> (usize, u32) {
+        let h = self.hash(item);
+        let p = (self.block_index(h), h as u32);
+        if warm {
             prefetch(&self.blocks[p.0]);
         }
+        p
     }
 
     #[inline(always)]
     fn insert_batch_portable(&mut self, items: &[&[u8]]) {
-        let mut pending = [(0usize, 0u32); BATCH];
-        for chunk in items.chunks(BATCH) {
-            self.stage(chunk, &mut pending);
-            for &(b, key) in &pending[..chunk.len()] {
+        let warm = batch::prefetch_pays(self.bytes());
+        batch::pipelined::<_, _, BATCH>(self, items, warm, Self::stage, |f, _, steps| {
+            for &(b, key) in steps {
                 InsertHash {
-                    block: &mut self.blocks[b],
+                    block: &mut f.blocks[b],
                     key,
                 }
                 .run();
             }
-        }
+        });
         self.len = self.len.saturating_add(items.len() as u64);
     }
 
     #[inline(always)]
     fn contains_batch_portable(&self, items: &[&[u8]], out: &mut [bool]) {
-        let mut pending = [(0usize, 0u32); BATCH];
-        for (chunk, outs) in items.chunks(BATCH).zip(out.chunks_mut(BATCH)) {
-            self.stage(chunk, &mut pending);
-            for (o, &(b, key)) in outs.iter_mut().zip(&pending) {
-                *o = block_has(&self.blocks[b], key);
-            }
-        }
+        let n = items.len().min(out.len());
+        let warm = batch::prefetch_pays(self.bytes());
+        batch::pipelined::<_, _, BATCH>(
+            &mut &*self,
+            &items[..n],
+            warm,
+            |f, it, warm| f.stage(it, warm),
+            |f, start, steps| {
+                for (o, &(b, key)) in out[start..start + steps.len()].iter_mut().zip(steps) {
+                    *o = block_has(&f.blocks[b], key);
+                }
+            },
+        );
     }
 
     /// [`Filter::contains`] on the portable path even where the CPU has AVX2: for the benchmarks
@@ -695,21 +703,25 @@ mod tests {
     fn portable_entry_points_match_the_dispatched_ones() {
         let keys: Vec<[u8; 8]> = (0u64..3_000).map(|i| (i * 5).to_le_bytes()).collect();
         let items: Vec<&[u8]> = keys.iter().map(|k| &k[..]).collect();
-        let mut d = SplitBlockBloom::with_rate_and(1_000, 0.01, Xxh3::default()).unwrap();
-        let mut p = d.clone();
-        for it in &items[..1_000] {
-            d.insert(it);
-            p.portable_insert(it);
+        // Sized for 1,000 keys (cached) and for 2·10^6 (2.4 MB: the pipelined batch path).
+        for n in [1_000, 2_000_000] {
+            let mut d = SplitBlockBloom::with_rate_and(n, 0.01, Xxh3::default()).unwrap();
+            assert_eq!(batch::prefetch_pays(d.bytes()), n > 1_000);
+            let mut p = d.clone();
+            for it in &items[..1_000] {
+                d.insert(it);
+                p.portable_insert(it);
+            }
+            assert_eq!(d.block_slice(), p.block_slice(), "raw words differ, n={n}");
+            assert_eq!(d.len(), p.len());
+            let mut out = vec![false; items.len()];
+            p.portable_contains_batch(&items, &mut out);
+            for (it, o) in items.iter().zip(&out) {
+                assert_eq!(d.contains(it), p.portable_contains(it));
+                assert_eq!(d.contains(it), *o, "n={n}");
+            }
+            assert!(out[..1_000].iter().all(|&x| x) && out.iter().any(|&x| !x));
         }
-        assert_eq!(d.block_slice(), p.block_slice(), "raw words differ");
-        assert_eq!(d.len(), p.len());
-        let mut out = vec![false; items.len()];
-        p.portable_contains_batch(&items, &mut out);
-        for (it, o) in items.iter().zip(&out) {
-            assert_eq!(d.contains(it), p.portable_contains(it));
-            assert_eq!(d.contains(it), *o);
-        }
-        assert!(out.iter().any(|&x| x) && out.iter().any(|&x| !x));
     }
 
     /// Batch answers are the single answers; a batch insert sets the bits single inserts set.
@@ -717,20 +729,24 @@ mod tests {
     fn batches_match_single_operations() {
         let keys: Vec<[u8; 8]> = (0u64..1_000).map(|i| (i * 7).to_le_bytes()).collect();
         let items: Vec<&[u8]> = keys.iter().map(|k| &k[..]).collect();
-        let mut single = SplitBlockBloom::with_bits_and(4_096, Xxh3::default()).unwrap();
-        let mut batched = single.clone();
-        for it in &items[..333] {
-            single.insert(it);
+        // A cached table, and one of 2 MiB that takes the pipelined path (`filters/batch.rs`).
+        for m in [4_096, 1 << 24] {
+            let mut single = SplitBlockBloom::with_bits_and(m, Xxh3::default()).unwrap();
+            assert_eq!(batch::prefetch_pays(single.bytes()), m == 1 << 24);
+            let mut batched = single.clone();
+            for it in &items[..333] {
+                single.insert(it);
+            }
+            batched.insert_batch(&items[..333]);
+            assert_eq!(single.block_slice(), batched.block_slice(), "m={m}");
+            assert_eq!(single.len(), batched.len());
+            let mut out = vec![false; items.len()];
+            batched.contains_batch(&items, &mut out);
+            for (it, o) in items.iter().zip(&out) {
+                assert_eq!(single.contains(it), *o, "m={m}");
+            }
+            assert!(out[..333].iter().all(|&x| x) && out.iter().any(|&x| !x));
         }
-        batched.insert_batch(&items[..333]);
-        assert_eq!(single.block_slice(), batched.block_slice());
-        assert_eq!(single.len(), batched.len());
-        let mut out = vec![false; items.len()];
-        batched.contains_batch(&items, &mut out);
-        for (it, o) in items.iter().zip(&out) {
-            assert_eq!(single.contains(it), *o);
-        }
-        assert!(out.iter().any(|&x| x) && out.iter().any(|&x| !x));
     }
 
     /// XXH64 is the default and `hash64` is XXH64 itself: the Parquet layout of the spec.

@@ -4,6 +4,7 @@ mod table;
 
 use crate::error::{Error, Param, Result};
 use crate::filter::{Filter, FilterKind, Removable};
+use crate::filters::batch;
 use crate::hash::{HashId, ItemHasher, StrategyId, Xxh3, mix64};
 use crate::theory::cuckoo as model;
 use table::Table;
@@ -449,22 +450,31 @@ impl<H: ItemHasher> CuckooFilter<H> {
 
     /// Insert every item of `items`; returns how many were refused ([`Error::Full`]: each
     /// refused item is simply not stored, everything else is). A chunk of [`BATCH`] items is
-    /// hashed and both of each item's buckets prefetched first, then the items are placed in
-    /// order, so a table in DRAM has the chunk's cache misses in flight at once.
+    /// hashed and both of each item's buckets prefetched (a chunk ahead, in a table larger than
+    /// the caches: `filters/batch.rs`) first, then the items are placed in order, so a table in
+    /// DRAM has the chunk's cache misses in flight at once.
     pub fn insert_batch(&mut self, items: &[&[u8]]) -> u64 {
         let mut refused = 0;
-        let mut pending = [(0u64, 0u64); BATCH];
-        for chunk in items.chunks(BATCH) {
-            for (p, it) in pending.iter_mut().zip(chunk) {
-                *p = self.locate(it);
-                self.table.prefetch_bucket(p.0);
-                self.table.prefetch_bucket(self.alt(p.0, p.1));
+        let warm = batch::prefetch_pays(self.table.bytes());
+        batch::pipelined::<_, _, BATCH>(self, items, warm, Self::stage, |f, _, steps| {
+            for &(i1, _, fp) in steps {
+                refused += u64::from(f.place(i1, fp).is_err());
             }
-            for &(i1, fp) in &pending[..chunk.len()] {
-                refused += u64::from(self.place(i1, fp).is_err());
-            }
-        }
+        });
         refused
+    }
+
+    /// The first half of a batch operation for one item: its two buckets and fingerprint, and
+    /// (when `warm`) both buckets prefetched (`filters/batch.rs`).
+    #[inline(always)]
+    fn stage(&self, item: &[u8], warm: bool) -> (u64, u64, u64) {
+        let (i1, fp) = self.locate(item);
+        let i2 = self.alt(i1, fp);
+        if warm {
+            self.table.prefetch_bucket(i1);
+            self.table.prefetch_bucket(i2);
+        }
+        (i1, i2, fp)
     }
 
     /// Store fingerprint `fp` whose primary bucket is `i1` (the insert after hashing).
@@ -559,22 +569,22 @@ impl<H: ItemHasher> Filter for CuckooFilter<H> {
         self.table.either_has(i1, self.alt(i1, fp), fp)
     }
 
-    /// A chunk of [`BATCH`] items is hashed and both buckets of each prefetched first, then
-    /// the chunk is probed (see [`CuckooFilter::insert_batch`]).
+    /// A chunk of [`BATCH`] items is hashed (and, in a large table, both buckets of each
+    /// prefetched a chunk ahead) first, then the chunk is probed (`filters/batch.rs`).
     fn contains_batch(&self, items: &[&[u8]], out: &mut [bool]) {
-        let mut pending = [(0u64, 0u64, 0u64); BATCH];
-        for (its, outs) in items.chunks(BATCH).zip(out.chunks_mut(BATCH)) {
-            for (p, it) in pending.iter_mut().zip(its) {
-                let (i1, fp) = self.locate(it);
-                let i2 = self.alt(i1, fp);
-                self.table.prefetch_bucket(i1);
-                self.table.prefetch_bucket(i2);
-                *p = (i1, i2, fp);
-            }
-            for (o, &(i1, i2, fp)) in outs.iter_mut().zip(&pending) {
-                *o = self.table.either_has(i1, i2, fp);
-            }
-        }
+        let n = items.len().min(out.len());
+        let warm = batch::prefetch_pays(self.table.bytes());
+        batch::pipelined::<_, _, BATCH>(
+            &mut &*self,
+            &items[..n],
+            warm,
+            |f, it, warm| f.stage(it, warm),
+            |f, start, steps| {
+                for (o, &(i1, i2, fp)) in out[start..start + steps.len()].iter_mut().zip(steps) {
+                    *o = f.table.either_has(i1, i2, fp);
+                }
+            },
+        );
     }
 
     /// Fingerprints stored: successful inserts minus removes.

@@ -241,3 +241,26 @@ fn batch_insert_and_query_match_single() {
         );
     }
 }
+
+/// In a table larger than [`crate::filters::batch::PREFETCH_MIN_BYTES`] the batches take the
+/// pipelined path (the next chunk staged before this one is finished): still the single
+/// operations' table and answers.
+#[test]
+fn pipelined_batches_match_single() {
+    let m = 1 << 18;
+    let mut single = CuckooFilter::with_layout_and(m, 16, 4, Xxh3::default()).unwrap();
+    assert!(crate::filters::batch::prefetch_pays(single.bytes()));
+    let keys: Vec<[u8; 8]> = (0u64..5_000).map(|i| mix64(i).to_le_bytes()).collect();
+    let items: Vec<&[u8]> = keys.iter().map(|k| &k[..]).collect();
+    let mut batched = single.clone();
+    for it in &items[..2_500] {
+        single.try_insert(it).unwrap();
+    }
+    assert_eq!(batched.insert_batch(&items[..2_500]), 0);
+    assert_eq!(batched.table_words(), single.table_words());
+    let mut out = vec![false; items.len()];
+    batched.contains_batch(&items, &mut out);
+    let expect: Vec<bool> = items.iter().map(|it| single.contains(it)).collect();
+    assert_eq!(out, expect);
+    assert!(out[..2_500].iter().all(|&x| x) && out[2_500..].iter().any(|&x| !x));
+}
