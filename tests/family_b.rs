@@ -74,7 +74,7 @@ proptest! {
                     prop_assert_eq!(len, stored as u64);
                     let next = u32::try_from(f.layer_count()).unwrap();
                     prop_assert!(
-                        st::layer(n0, 0.01, growth, tightening, next, ed()).is_err(),
+                        st::grown_layer(n0, 0.01, growth, tightening, next, ed()).is_err(),
                         "Full at {} items, but the model can build layer {}", stored, next
                     );
                     break;
@@ -113,8 +113,8 @@ fn scalable_slow_growth_runs_out_of_layers_where_the_model_says() {
         "{err}"
     );
     let layers = u32::try_from(f.layer_count()).unwrap();
-    assert!(st::layer(n0, 0.01, growth, tightening, layers - 1, ed()).is_ok());
-    assert!(st::layer(n0, 0.01, growth, tightening, layers, ed()).is_err());
+    assert!(st::grown_layer(n0, 0.01, growth, tightening, layers - 1, ed()).is_ok());
+    assert!(st::grown_layer(n0, 0.01, growth, tightening, layers, ed()).is_err());
     assert_eq!(f.len(), stored);
     assert!((0..stored).all(|i| f.contains(&i.to_le_bytes())));
     println!("{stored} items in {layers} layers before Full");

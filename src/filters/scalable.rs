@@ -153,7 +153,7 @@ impl<H: ItemHasher, S: IndexStrategy> ScalableBloom<H, S> {
     fn build_layer(&self, i: u32) -> Result<Layer<H, S>> {
         let p = &self.params;
         let rule = Self::rule(self.strategy);
-        let l = model::layer(p.initial_capacity, p.p, p.growth, p.tightening, i, rule)?;
+        let l = model::grown_layer(p.initial_capacity, p.p, p.growth, p.tightening, i, rule)?;
         Ok(Layer {
             filter: StandardBloom::with_bits_and(
                 l.sizing.m,
@@ -470,7 +470,7 @@ impl<H: ItemHasher, S: IndexStrategy> Filter for ScalableBloom<H, S> {
             let layer = self.build_layer(i).map_err(|e| match e {
                 Error::InvalidParameter { .. } => Error::Full {
                     len: self.len(),
-                    reason: "the next layer's capacity or hash count is out of range",
+                    reason: "the next layer's capacity, hash count or size is out of range",
                 },
                 other => other,
             })?;
@@ -600,7 +600,7 @@ impl<H: ItemHasher, S: IndexStrategy> Filter for ScalableBloom<H, S> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hash::{AnyHasher, AnyStrategy};
+    use crate::hash::{AnyHasher, AnyStrategy, Independent};
 
     /// One hash per query for all layers answers exactly as each layer's own `contains_item`,
     /// for every strategy (independent keeps the item and hashes per position).
@@ -774,14 +774,14 @@ mod tests {
         assert!(ScalableBloom::new(10, 1.0).is_err());
     }
 
+    /// Independent hashes have no pattern floor, so only the hash count stops growth here.
     #[test]
     fn runs_out_of_layers_with_full_and_stays_unchanged() {
         // P_i = 1e-15·0.99·0.01^i needs k = 50, 57, 63, 70 > MAX_K: a fourth layer cannot exist.
         let mut p = ScalableParams::new(1, 1e-15);
         p.growth = 1.0;
         p.tightening = 0.01;
-        let mut f =
-            ScalableBloom::with_params_and(p, Xxh3::default(), EnhancedDoubleHashing).unwrap();
+        let mut f = ScalableBloom::with_params_and(p, Xxh3::default(), Independent).unwrap();
         for i in 0u8..3 {
             f.try_insert(&[i]).unwrap();
         }
@@ -790,5 +790,23 @@ mod tests {
         assert!(matches!(err, Error::Full { len: 3, .. }), "{err}");
         assert_eq!((f.len(), f.layer_count()), (3, 3));
         assert!((0u8..3).all(|i| f.contains(&[i])));
+    }
+
+    /// With enhanced double hashing the same parameters stop a layer earlier: the second layer
+    /// would need ~10× the first's bits for one item (the pattern floor, `MAX_LAYER_OVERHEAD`),
+    /// so growth refuses it, with `Full`, and the filter is unchanged.
+    #[test]
+    fn a_runaway_layer_is_refused_with_full() {
+        let mut p = ScalableParams::new(1, 1e-15);
+        p.growth = 1.0;
+        p.tightening = 0.01;
+        let mut f =
+            ScalableBloom::with_params_and(p, Xxh3::default(), EnhancedDoubleHashing).unwrap();
+        f.try_insert(b"one").unwrap();
+        let bytes = f.bytes();
+        let err = f.try_insert(b"two").unwrap_err();
+        assert!(matches!(err, Error::Full { len: 1, .. }), "{err}");
+        assert_eq!((f.len(), f.layer_count(), f.bytes()), (1, 1, bytes));
+        assert!(f.contains(b"one"));
     }
 }

@@ -527,6 +527,55 @@ pub fn layer(n0: u64, p: f64, s: f64, r: f64, i: u32, rule: Rule) -> Result<Laye
     })
 }
 
+/// A grown layer may cost at most this many times more bits, relative to an ideal filter for
+/// its capacity and rate (`n·ln(1/P_i)/ln²2`, [`super::optimal_bits`]), than the first layer
+/// does (or than an ideal filter, when the first layer is within ideal).
+///
+/// Why a cap: a strategy built from two hash values (enhanced double hashing) has a floor
+/// `≈ c·n/m²` under its false-positive rate (Kirsch & Mitzenmacher 2008; the bounded rule sizes
+/// for it), so reaching `P_i` needs `m ≳ sqrt(c·n/P_i)` however many hashes are used. With
+/// slow growth and strong tightening `n·P_i` shrinks every layer, and each layer costs more
+/// bits per item than the one before without end: growth 1, tightening 0.3 from `n0 = 20`
+/// needed 72 MB for 500 items in 26 layers and ~20 GB a dozen layers later (measured). Past
+/// this cap the layer is refused, so the filter reports `Full` instead of exhausting memory.
+/// Default growth and tightening keep `n·P_i` constant, and with it the overhead: their layers
+/// are never refused (a test checks first capacities from 1 to 10^6).
+pub const MAX_LAYER_OVERHEAD: f64 = 8.0;
+
+/// Bits of `l` over the ideal filter's for its capacity and rate.
+fn overhead(l: &Layer) -> Result<f64> {
+    let ideal = super::optimal_bits(l.capacity, l.rate)? as f64;
+    Ok(l.sizing.m as f64 / ideal.max(1.0))
+}
+
+/// Layer `i` as a growing filter builds it: [`layer`], and for `i ≥ 1` refused when its
+/// overhead over an ideal filter exceeds [`MAX_LAYER_OVERHEAD`] times the first layer's (at
+/// least 1). Loading a saved filter checks its layers with [`layer`] alone, so no file written
+/// before the cap is refused.
+///
+/// # Errors
+/// As [`layer`]; [`Error::InvalidParameter`] for [`Param::P`] when the layer is too costly.
+pub fn grown_layer(n0: u64, p: f64, s: f64, r: f64, i: u32, rule: Rule) -> Result<Layer> {
+    let l = layer(n0, p, s, r, i, rule)?;
+    if i == 0 {
+        return Ok(l);
+    }
+    let cap = MAX_LAYER_OVERHEAD * overhead(&layer(n0, p, s, r, 0, rule)?)?.max(1.0);
+    let here = overhead(&l)?;
+    if here > cap {
+        return Err(Error::invalid(
+            Param::P,
+            l.rate,
+            format!(
+                "a layer rate reachable within {cap:.1}× an ideal filter's bits (layer {i}: \
+                 {} items at rate {:.3e} need {} bits, {here:.1}× ideal)",
+                l.capacity, l.rate, l.sizing.m
+            ),
+        ));
+    }
+    Ok(l)
+}
+
 /// The layers a filter has after `items` inserts (at least one), each with the number of items
 /// it holds: all full except the last.
 ///
@@ -651,6 +700,44 @@ mod tests {
 
     /// Enhanced double hashing's coefficient (the filter's default strategy).
     const ED: Rule = Rule::Bounded { excess: 2.0 };
+
+    /// Slow growth with strong tightening: the layers' cost per item climbs until growth
+    /// refuses one, long before the hash count runs out, and every layer before it is within
+    /// the cap.
+    #[test]
+    fn grown_layers_refuse_a_runaway_cost() {
+        let (n0, s, r) = (20, 1.0, 0.3);
+        let first_refused = (1..64)
+            .find(|&i| grown_layer(n0, 0.01, s, r, i, ED).is_err())
+            .unwrap();
+        assert!(layer(n0, 0.01, s, r, first_refused, ED).is_ok());
+        let bits: u64 = (0..first_refused)
+            .map(|i| grown_layer(n0, 0.01, s, r, i, ED).unwrap().sizing.m)
+            .sum();
+        let last = layer(n0, 0.01, s, r, first_refused - 1, ED).unwrap();
+        assert!(overhead(&last).unwrap() <= MAX_LAYER_OVERHEAD);
+        // Under 2 MB in all, where the uncapped layers reach 72 MB by layer 26.
+        assert!(bits < 16_000_000, "{first_refused} layers, {bits} bits");
+        assert!((5..26).contains(&first_refused), "{first_refused}");
+    }
+
+    /// Default growth and tightening keep n·P_i constant: no layer that exists is refused, for
+    /// first capacities from 1 to 10^6 and rates from 10% to 10^-6 (up to 40 layers).
+    #[test]
+    fn default_growth_is_never_capped() {
+        for n0 in [1, 3, 10, 100, 1_000, 100_000, 1_000_000] {
+            for p in [0.1, 0.01, 1e-4, 1e-6] {
+                for i in 0..40 {
+                    let plain = layer(n0, p, DEFAULT_GROWTH, DEFAULT_TIGHTENING, i, ED);
+                    let grown = grown_layer(n0, p, DEFAULT_GROWTH, DEFAULT_TIGHTENING, i, ED);
+                    assert_eq!(plain.is_ok(), grown.is_ok(), "n0={n0} p={p} layer {i}");
+                    if plain.is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+    }
 
     /// `layer_sizing_bounded` as it was before the closed-form shortcut: every comparison by
     /// `layer_fpr_bound` itself.
