@@ -104,6 +104,9 @@ pub struct ScalableBloom<H = Xxh3, S = EnhancedDoubleHashing> {
     /// strategy is enhanced double hashing and every layer has m > k, m ≤ 2^63. Kept by
     /// [`Self::push_layer`], the one place layers are added.
     direct: bool,
+    /// The first layer's bits over an ideal filter's, against which growth caps each new
+    /// layer's ([`model::check_grown`]); set by [`Self::push_layer`] from the first layer.
+    first_overhead: f64,
 }
 
 impl ScalableBloom<Xxh3, EnhancedDoubleHashing> {
@@ -137,14 +140,25 @@ impl<H: ItemHasher, S: IndexStrategy> ScalableBloom<H, S> {
             hasher,
             strategy,
             direct: true,
+            first_overhead: 1.0,
         };
         let first = f.build_layer(0)?;
         f.push_layer(first);
         Ok(f)
     }
 
+    /// Layer `l`'s bits over an ideal filter's for its capacity and rate (as
+    /// [`model::layer_overhead`], from the built layer: no second sizing).
+    fn overhead_of(l: &Layer<H, S>) -> f64 {
+        let ideal = theory::optimal_bits(l.capacity, l.rate).unwrap_or(1).max(1);
+        l.filter.bits() as f64 / ideal as f64
+    }
+
     /// Add `layer` as the newest one, keeping [`Self::direct`] up to date.
     fn push_layer(&mut self, layer: Layer<H, S>) {
+        if self.layers.is_empty() {
+            self.first_overhead = Self::overhead_of(&layer);
+        }
         self.direct &=
             self.is_enhanced_double() && ed_direct(layer.filter.bits(), layer.filter.k());
         self.layers.push(layer);
@@ -153,7 +167,12 @@ impl<H: ItemHasher, S: IndexStrategy> ScalableBloom<H, S> {
     fn build_layer(&self, i: u32) -> Result<Layer<H, S>> {
         let p = &self.params;
         let rule = Self::rule(self.strategy);
-        let l = model::grown_layer(p.initial_capacity, p.p, p.growth, p.tightening, i, rule)?;
+        let l = model::layer(p.initial_capacity, p.p, p.growth, p.tightening, i, rule)?;
+        let l = if i == 0 {
+            l
+        } else {
+            model::check_grown(l, i, self.first_overhead)?
+        };
         Ok(Layer {
             filter: StandardBloom::with_bits_and(
                 l.sizing.m,
@@ -197,6 +216,7 @@ impl<H: ItemHasher, S: IndexStrategy> ScalableBloom<H, S> {
             hasher,
             strategy,
             direct: true,
+            first_overhead: 1.0,
         };
         for (i, (bits, k, len)) in layers.into_iter().enumerate() {
             let l = Self::check_layer(&params, strategy, i, bits.len(), k)?;

@@ -542,26 +542,24 @@ pub fn layer(n0: u64, p: f64, s: f64, r: f64, i: u32, rule: Rule) -> Result<Laye
 /// are never refused (a test checks first capacities from 1 to 10^6).
 pub const MAX_LAYER_OVERHEAD: f64 = 8.0;
 
-/// Bits of `l` over the ideal filter's for its capacity and rate.
-fn overhead(l: &Layer) -> Result<f64> {
+/// Bits of `l` over the ideal filter's for its capacity and rate (at least 1 ideal bit).
+///
+/// # Errors
+/// A capacity or rate [`super::optimal_bits`] refuses.
+pub fn layer_overhead(l: &Layer) -> Result<f64> {
     let ideal = super::optimal_bits(l.capacity, l.rate)? as f64;
     Ok(l.sizing.m as f64 / ideal.max(1.0))
 }
 
-/// Layer `i` as a growing filter builds it: [`layer`], and for `i ≥ 1` refused when its
-/// overhead over an ideal filter exceeds [`MAX_LAYER_OVERHEAD`] times the first layer's (at
-/// least 1). Loading a saved filter checks its layers with [`layer`] alone, so no file written
-/// before the cap is refused.
+/// `l`, layer `i ≥ 1` of a growing filter whose first layer's [`layer_overhead`] is `first`,
+/// or the error that refuses it: its overhead exceeds [`MAX_LAYER_OVERHEAD`] times `first`
+/// (taken as at least 1).
 ///
 /// # Errors
-/// As [`layer`]; [`Error::InvalidParameter`] for [`Param::P`] when the layer is too costly.
-pub fn grown_layer(n0: u64, p: f64, s: f64, r: f64, i: u32, rule: Rule) -> Result<Layer> {
-    let l = layer(n0, p, s, r, i, rule)?;
-    if i == 0 {
-        return Ok(l);
-    }
-    let cap = MAX_LAYER_OVERHEAD * overhead(&layer(n0, p, s, r, 0, rule)?)?.max(1.0);
-    let here = overhead(&l)?;
+/// [`Error::InvalidParameter`] for [`Param::P`] when the layer is too costly.
+pub fn check_grown(l: Layer, i: u32, first: f64) -> Result<Layer> {
+    let cap = MAX_LAYER_OVERHEAD * first.max(1.0);
+    let here = layer_overhead(&l)?;
     if here > cap {
         return Err(Error::invalid(
             Param::P,
@@ -574,6 +572,20 @@ pub fn grown_layer(n0: u64, p: f64, s: f64, r: f64, i: u32, rule: Rule) -> Resul
         ));
     }
     Ok(l)
+}
+
+/// Layer `i` as a growing filter builds it: [`layer`], and for `i ≥ 1` refused by
+/// [`check_grown`] against the first layer's overhead. Loading a saved filter checks its
+/// layers with [`layer`] alone, so no file written before the cap is refused.
+///
+/// # Errors
+/// As [`layer`] and [`check_grown`].
+pub fn grown_layer(n0: u64, p: f64, s: f64, r: f64, i: u32, rule: Rule) -> Result<Layer> {
+    let l = layer(n0, p, s, r, i, rule)?;
+    if i == 0 {
+        return Ok(l);
+    }
+    check_grown(l, i, layer_overhead(&layer(n0, p, s, r, 0, rule)?)?)
 }
 
 /// The layers a filter has after `items` inserts (at least one), each with the number of items
@@ -715,7 +727,7 @@ mod tests {
             .map(|i| grown_layer(n0, 0.01, s, r, i, ED).unwrap().sizing.m)
             .sum();
         let last = layer(n0, 0.01, s, r, first_refused - 1, ED).unwrap();
-        assert!(overhead(&last).unwrap() <= MAX_LAYER_OVERHEAD);
+        assert!(layer_overhead(&last).unwrap() <= MAX_LAYER_OVERHEAD);
         // Under 2 MB in all, where the uncapped layers reach 72 MB by layer 26.
         assert!(bits < 16_000_000, "{first_refused} layers, {bits} bits");
         assert!((5..26).contains(&first_refused), "{first_refused}");
