@@ -444,11 +444,7 @@ impl<H: ItemHasher> BlockedBloom<H> {
             return;
         }
         let warm = batch::prefetch_pays(self.bytes());
-        batch::pipelined::<_, _, BATCH>(self, items, warm, Self::stage, |f, _, steps| {
-            for &(b, x) in steps {
-                f.set(b, x);
-            }
-        });
+        batch::pipelined::<_, BATCH>(&mut Fill(self), items, warm);
         self.len = self.len.saturating_add(items.len() as u64);
     }
 
@@ -611,6 +607,41 @@ impl<H: ItemHasher> BlockedBloom<H> {
     }
 }
 
+/// A batch query: the filter and where the answers go (`batch::Batch`).
+struct Probe<'a, 'o, H> {
+    f: &'a BlockedBloom<H>,
+    out: &'o mut [bool],
+}
+impl<H: ItemHasher> batch::Batch for Probe<'_, '_, H> {
+    type Step = (usize, u32);
+    #[inline(always)]
+    fn stage(&self, item: &[u8], warm: bool) -> (usize, u32) {
+        self.f.stage(item, warm)
+    }
+    #[inline(always)]
+    fn finish(&mut self, start: usize, steps: &[(usize, u32)]) {
+        for (o, &(b, x)) in self.out[start..start + steps.len()].iter_mut().zip(steps) {
+            *o = self.f.probe(b, x);
+        }
+    }
+}
+
+/// A batch insert (`batch::Batch`).
+struct Fill<'a, H>(&'a mut BlockedBloom<H>);
+impl<H: ItemHasher> batch::Batch for Fill<'_, H> {
+    type Step = (usize, u32);
+    #[inline(always)]
+    fn stage(&self, item: &[u8], warm: bool) -> (usize, u32) {
+        self.0.stage(item, warm)
+    }
+    #[inline(always)]
+    fn finish(&mut self, _: usize, steps: &[(usize, u32)]) {
+        for &(b, x) in steps {
+            self.0.set(b, x);
+        }
+    }
+}
+
 impl<H: ItemHasher> Filter for BlockedBloom<H> {
     #[inline]
     fn try_insert(&mut self, item: &[u8]) -> Result<()> {
@@ -637,17 +668,7 @@ impl<H: ItemHasher> Filter for BlockedBloom<H> {
         }
         let n = items.len().min(out.len());
         let warm = batch::prefetch_pays(self.bytes());
-        batch::pipelined::<_, _, BATCH>(
-            &mut &*self,
-            &items[..n],
-            warm,
-            |f, it, warm| f.stage(it, warm),
-            |f, start, steps| {
-                for (o, &(b, x)) in out[start..start + steps.len()].iter_mut().zip(steps) {
-                    *o = f.probe(b, x);
-                }
-            },
-        );
+        batch::pipelined::<_, BATCH>(&mut Probe { f: self, out }, &items[..n], warm);
     }
     fn len(&self) -> u64 {
         self.len

@@ -362,15 +362,7 @@ impl<H: ItemHasher> SplitBlockBloom<H> {
     #[inline(always)]
     fn insert_batch_portable(&mut self, items: &[&[u8]]) {
         let warm = batch::prefetch_pays(self.bytes());
-        batch::pipelined::<_, _, BATCH>(self, items, warm, Self::stage, |f, _, steps| {
-            for &(b, key) in steps {
-                InsertHash {
-                    block: &mut f.blocks[b],
-                    key,
-                }
-                .run();
-            }
-        });
+        batch::pipelined::<_, BATCH>(&mut Fill(self), items, warm);
         self.len = self.len.saturating_add(items.len() as u64);
     }
 
@@ -378,17 +370,7 @@ impl<H: ItemHasher> SplitBlockBloom<H> {
     fn contains_batch_portable(&self, items: &[&[u8]], out: &mut [bool]) {
         let n = items.len().min(out.len());
         let warm = batch::prefetch_pays(self.bytes());
-        batch::pipelined::<_, _, BATCH>(
-            &mut &*self,
-            &items[..n],
-            warm,
-            |f, it, warm| f.stage(it, warm),
-            |f, start, steps| {
-                for (o, &(b, key)) in out[start..start + steps.len()].iter_mut().zip(steps) {
-                    *o = block_has(&f.blocks[b], key);
-                }
-            },
-        );
+        batch::pipelined::<_, BATCH>(&mut Probe { f: self, out }, &items[..n], warm);
     }
 
     /// [`Filter::contains`] on the portable path even where the CPU has AVX2: for the benchmarks
@@ -579,6 +561,45 @@ fn block_has(block: &SbBlock, key: u32) -> bool {
         .zip(mask(key))
         .fold(0, |a, (w, x)| a | (x & !w))
         == 0
+}
+
+/// A batch query: the filter and where the answers go (`batch::Batch`).
+struct Probe<'a, 'o, H> {
+    f: &'a SplitBlockBloom<H>,
+    out: &'o mut [bool],
+}
+impl<H: ItemHasher> batch::Batch for Probe<'_, '_, H> {
+    type Step = (usize, u32);
+    #[inline(always)]
+    fn stage(&self, item: &[u8], warm: bool) -> (usize, u32) {
+        self.f.stage(item, warm)
+    }
+    #[inline(always)]
+    fn finish(&mut self, start: usize, steps: &[(usize, u32)]) {
+        for (o, &(b, key)) in self.out[start..start + steps.len()].iter_mut().zip(steps) {
+            *o = block_has(&self.f.blocks[b], key);
+        }
+    }
+}
+
+/// A batch insert (`batch::Batch`).
+struct Fill<'a, H>(&'a mut SplitBlockBloom<H>);
+impl<H: ItemHasher> batch::Batch for Fill<'_, H> {
+    type Step = (usize, u32);
+    #[inline(always)]
+    fn stage(&self, item: &[u8], warm: bool) -> (usize, u32) {
+        self.0.stage(item, warm)
+    }
+    #[inline(always)]
+    fn finish(&mut self, _: usize, steps: &[(usize, u32)]) {
+        for &(b, key) in steps {
+            InsertHash {
+                block: &mut self.0.blocks[b],
+                key,
+            }
+            .run();
+        }
+    }
 }
 
 struct InsertHash<'a> {

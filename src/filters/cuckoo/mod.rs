@@ -454,14 +454,13 @@ impl<H: ItemHasher> CuckooFilter<H> {
     /// the caches: `filters/batch.rs`) first, then the items are placed in order, so a table in
     /// DRAM has the chunk's cache misses in flight at once.
     pub fn insert_batch(&mut self, items: &[&[u8]]) -> u64 {
-        let mut refused = 0;
         let warm = batch::prefetch_pays(self.table.bytes());
-        batch::pipelined::<_, _, BATCH>(self, items, warm, Self::stage, |f, _, steps| {
-            for &(i1, _, fp) in steps {
-                refused += u64::from(f.place(i1, fp).is_err());
-            }
-        });
-        refused
+        let mut ctx = Place {
+            f: self,
+            refused: 0,
+        };
+        batch::pipelined::<_, BATCH>(&mut ctx, items, warm);
+        ctx.refused
     }
 
     /// The first half of a batch operation for one item: its two buckets and fingerprint, and
@@ -556,6 +555,44 @@ pub fn alt_bucket(i: u64, fp: u64, m: u64) -> u64 {
     d.wrapping_add(m & 0u64.wrapping_sub(u64::from(borrow)))
 }
 
+/// A batch query: the filter and where the answers go (`batch::Batch`).
+struct Probe<'a, 'o, H> {
+    f: &'a CuckooFilter<H>,
+    out: &'o mut [bool],
+}
+impl<H: ItemHasher> batch::Batch for Probe<'_, '_, H> {
+    type Step = (u64, u64, u64);
+    #[inline(always)]
+    fn stage(&self, item: &[u8], warm: bool) -> (u64, u64, u64) {
+        self.f.stage(item, warm)
+    }
+    #[inline(always)]
+    fn finish(&mut self, start: usize, steps: &[(u64, u64, u64)]) {
+        for (o, &(i1, i2, fp)) in self.out[start..start + steps.len()].iter_mut().zip(steps) {
+            *o = self.f.table.either_has(i1, i2, fp);
+        }
+    }
+}
+
+/// A batch insert, counting the refused items (`batch::Batch`).
+struct Place<'a, H> {
+    f: &'a mut CuckooFilter<H>,
+    refused: u64,
+}
+impl<H: ItemHasher> batch::Batch for Place<'_, H> {
+    type Step = (u64, u64, u64);
+    #[inline(always)]
+    fn stage(&self, item: &[u8], warm: bool) -> (u64, u64, u64) {
+        self.f.stage(item, warm)
+    }
+    #[inline(always)]
+    fn finish(&mut self, _: usize, steps: &[(u64, u64, u64)]) {
+        for &(i1, _, fp) in steps {
+            self.refused += u64::from(self.f.place(i1, fp).is_err());
+        }
+    }
+}
+
 impl<H: ItemHasher> Filter for CuckooFilter<H> {
     fn try_insert(&mut self, item: &[u8]) -> Result<()> {
         let (i1, fp) = self.locate(item);
@@ -574,17 +611,7 @@ impl<H: ItemHasher> Filter for CuckooFilter<H> {
     fn contains_batch(&self, items: &[&[u8]], out: &mut [bool]) {
         let n = items.len().min(out.len());
         let warm = batch::prefetch_pays(self.table.bytes());
-        batch::pipelined::<_, _, BATCH>(
-            &mut &*self,
-            &items[..n],
-            warm,
-            |f, it, warm| f.stage(it, warm),
-            |f, start, steps| {
-                for (o, &(i1, i2, fp)) in out[start..start + steps.len()].iter_mut().zip(steps) {
-                    *o = f.table.either_has(i1, i2, fp);
-                }
-            },
-        );
+        batch::pipelined::<_, BATCH>(&mut Probe { f: self, out }, &items[..n], warm);
     }
 
     /// Fingerprints stored: successful inserts minus removes.
