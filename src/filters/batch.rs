@@ -30,16 +30,87 @@ pub(crate) fn prefetch_pays(bytes: usize) -> bool {
     bytes >= PREFETCH_MIN_BYTES
 }
 
-/// The two halves of one batch operation, run by [`pipelined`]: `stage` gives an item's step
-/// (prefetching what it will touch when `warm`), `finish` completes the chunk whose first item
-/// is `items[start]`.
+/// What a filter gives the batch operations ([`contains`], [`insert`]): how to stage one item
+/// (hash it, find its block or buckets, prefetch them when `warm`), and how to answer or store
+/// an item once staged.
 ///
-/// A trait, not two closures: implementations mark both methods `#[inline(always)]` and the
+/// Traits, not closures: implementations mark all three methods `#[inline(always)]` and the
 /// compiler inlines them into the loop. Closures handed to the loop were compiled as functions
 /// of their own, called once per chunk; in split-block that put the block test outside the
 /// AVX2 code of `avx2::run_avx2`, so a batch query probed its block with scalar code: 119
 /// instructions a query in cache against 60 for a single `contains` (callgrind, n = 10^4).
-pub(crate) trait Batch {
+pub(crate) trait Staged {
+    /// What staging one item produces (block index and key, buckets and fingerprint, ...).
+    type Step: Copy + Default;
+    /// Stage one item, prefetching what it will touch when `warm`.
+    fn stage(&self, item: &[u8], warm: bool) -> Self::Step;
+    /// Whether the staged item may be present.
+    fn probe_step(&self, step: Self::Step) -> bool;
+    /// Store the staged item; `false` when it was refused (a full cuckoo table).
+    fn store_step(&mut self, step: Self::Step) -> bool;
+}
+
+/// Answer `items` into `out` (as many as both hold), in chunks of `B` ([`pipelined`]).
+#[inline(always)]
+pub(crate) fn contains<F: Staged, const B: usize>(
+    f: &F,
+    items: &[&[u8]],
+    out: &mut [bool],
+    warm: bool,
+) {
+    let n = items.len().min(out.len());
+    pipelined::<_, B>(&mut Query { f, out }, &items[..n], warm);
+}
+
+/// Store `items` in order, in chunks of `B` ([`pipelined`]); returns how many were refused.
+#[inline(always)]
+pub(crate) fn insert<F: Staged, const B: usize>(f: &mut F, items: &[&[u8]], warm: bool) -> u64 {
+    let mut s = Store { f, refused: 0 };
+    pipelined::<_, B>(&mut s, items, warm);
+    s.refused
+}
+
+/// A batch query: the filter and where the answers go.
+struct Query<'a, 'o, F> {
+    f: &'a F,
+    out: &'o mut [bool],
+}
+impl<F: Staged> Batch for Query<'_, '_, F> {
+    type Step = F::Step;
+    #[inline(always)]
+    fn stage(&self, item: &[u8], warm: bool) -> F::Step {
+        self.f.stage(item, warm)
+    }
+    #[inline(always)]
+    fn finish(&mut self, start: usize, steps: &[F::Step]) {
+        for (o, &s) in self.out[start..start + steps.len()].iter_mut().zip(steps) {
+            *o = self.f.probe_step(s);
+        }
+    }
+}
+
+/// A batch insert, counting the refused items.
+struct Store<'a, F> {
+    f: &'a mut F,
+    refused: u64,
+}
+impl<F: Staged> Batch for Store<'_, F> {
+    type Step = F::Step;
+    #[inline(always)]
+    fn stage(&self, item: &[u8], warm: bool) -> F::Step {
+        self.f.stage(item, warm)
+    }
+    #[inline(always)]
+    fn finish(&mut self, _: usize, steps: &[F::Step]) {
+        for &s in steps {
+            self.refused += u64::from(!self.f.store_step(s));
+        }
+    }
+}
+
+/// The two halves of the loop [`pipelined`] runs: `stage` gives an item's step, `finish`
+/// completes the chunk whose first item is `items[start]`.
+trait Batch {
     /// What staging one item produces (block index, key, ...).
     type Step: Copy + Default;
     /// Stage one item (hash it, find its block, prefetch it when `warm`).
@@ -60,7 +131,7 @@ fn fill<C: Batch, const B: usize>(ctx: &C, chunk: &[&[u8]], into: &mut [C::Step;
 /// chunk is finished in order, so a batch insert stores what single inserts in the same order
 /// would.
 #[inline(always)]
-pub(crate) fn pipelined<C: Batch, const B: usize>(ctx: &mut C, items: &[&[u8]], warm: bool) {
+fn pipelined<C: Batch, const B: usize>(ctx: &mut C, items: &[&[u8]], warm: bool) {
     let mut buf = [[C::Step::default(); B]; 2];
     if !warm {
         for (c, chunk) in items.chunks(B).enumerate() {

@@ -422,17 +422,6 @@ impl<H: ItemHasher> BlockedBloom<H> {
         self.len = self.len.saturating_add(1);
     }
 
-    /// The first half of a batch operation for one item: its block and lanes, and (when `warm`)
-    /// the block prefetched (`filters/batch.rs`).
-    #[inline(always)]
-    fn stage(&self, item: &[u8], warm: bool) -> (usize, u32) {
-        let p = self.block_and_lanes(item);
-        if warm {
-            prefetch(&self.blocks[p.0]);
-        }
-        p
-    }
-
     /// Insert every item of `items`: a chunk of [`BATCH`] items is hashed (and, in a large
     /// table, each block prefetched a chunk ahead) first, then its blocks are written
     /// (`filters/batch.rs`).
@@ -444,7 +433,7 @@ impl<H: ItemHasher> BlockedBloom<H> {
             return;
         }
         let warm = batch::prefetch_pays(self.bytes());
-        batch::pipelined::<_, BATCH>(&mut Fill(self), items, warm);
+        batch::insert::<_, BATCH>(self, items, warm);
         self.len = self.len.saturating_add(items.len() as u64);
     }
 
@@ -607,38 +596,27 @@ impl<H: ItemHasher> BlockedBloom<H> {
     }
 }
 
-/// A batch query: the filter and where the answers go (`batch::Batch`).
-struct Probe<'a, 'o, H> {
-    f: &'a BlockedBloom<H>,
-    out: &'o mut [bool],
-}
-impl<H: ItemHasher> batch::Batch for Probe<'_, '_, H> {
+/// The halves of the batch operations (`filters/batch.rs`).
+impl<H: ItemHasher> batch::Staged for BlockedBloom<H> {
     type Step = (usize, u32);
+    /// The first half of a batch operation for one item: its block and lanes, and (when `warm`)
+    /// the block prefetched (`filters/batch.rs`).
     #[inline(always)]
     fn stage(&self, item: &[u8], warm: bool) -> (usize, u32) {
-        self.f.stage(item, warm)
-    }
-    #[inline(always)]
-    fn finish(&mut self, start: usize, steps: &[(usize, u32)]) {
-        for (o, &(b, x)) in self.out[start..start + steps.len()].iter_mut().zip(steps) {
-            *o = self.f.probe(b, x);
+        let p = self.block_and_lanes(item);
+        if warm {
+            prefetch(&self.blocks[p.0]);
         }
-    }
-}
-
-/// A batch insert (`batch::Batch`).
-struct Fill<'a, H>(&'a mut BlockedBloom<H>);
-impl<H: ItemHasher> batch::Batch for Fill<'_, H> {
-    type Step = (usize, u32);
-    #[inline(always)]
-    fn stage(&self, item: &[u8], warm: bool) -> (usize, u32) {
-        self.0.stage(item, warm)
+        p
     }
     #[inline(always)]
-    fn finish(&mut self, _: usize, steps: &[(usize, u32)]) {
-        for &(b, x) in steps {
-            self.0.set(b, x);
-        }
+    fn probe_step(&self, (b, x): (usize, u32)) -> bool {
+        self.probe(b, x)
+    }
+    #[inline(always)]
+    fn store_step(&mut self, (b, x): (usize, u32)) -> bool {
+        self.set(b, x);
+        true
     }
 }
 
@@ -666,9 +644,7 @@ impl<H: ItemHasher> Filter for BlockedBloom<H> {
             }
             return;
         }
-        let n = items.len().min(out.len());
-        let warm = batch::prefetch_pays(self.bytes());
-        batch::pipelined::<_, BATCH>(&mut Probe { f: self, out }, &items[..n], warm);
+        batch::contains::<_, BATCH>(self, items, out, batch::prefetch_pays(self.bytes()));
     }
     fn len(&self) -> u64 {
         self.len

@@ -347,30 +347,16 @@ impl<H: ItemHasher> SplitBlockBloom<H> {
         block_has(&self.blocks[self.block_index(h)], h as u32)
     }
 
-    /// The first half of a batch operation for one item: its block index and 32-bit key, and
-    /// (when `warm`) the block prefetched (`filters/batch.rs`).
-    #[inline(always)]
-    fn stage(&self, item: &[u8], warm: bool) -> (usize, u32) {
-        let h = self.hash(item);
-        let p = (self.block_index(h), h as u32);
-        if warm {
-            prefetch(&self.blocks[p.0]);
-        }
-        p
-    }
-
     #[inline(always)]
     fn insert_batch_portable(&mut self, items: &[&[u8]]) {
         let warm = batch::prefetch_pays(self.bytes());
-        batch::pipelined::<_, BATCH>(&mut Fill(self), items, warm);
+        batch::insert::<_, BATCH>(self, items, warm);
         self.len = self.len.saturating_add(items.len() as u64);
     }
 
     #[inline(always)]
     fn contains_batch_portable(&self, items: &[&[u8]], out: &mut [bool]) {
-        let n = items.len().min(out.len());
-        let warm = batch::prefetch_pays(self.bytes());
-        batch::pipelined::<_, BATCH>(&mut Probe { f: self, out }, &items[..n], warm);
+        batch::contains::<_, BATCH>(self, items, out, batch::prefetch_pays(self.bytes()));
     }
 
     /// [`Filter::contains`] on the portable path even where the CPU has AVX2: for the benchmarks
@@ -563,42 +549,32 @@ fn block_has(block: &SbBlock, key: u32) -> bool {
         == 0
 }
 
-/// A batch query: the filter and where the answers go (`batch::Batch`).
-struct Probe<'a, 'o, H> {
-    f: &'a SplitBlockBloom<H>,
-    out: &'o mut [bool],
-}
-impl<H: ItemHasher> batch::Batch for Probe<'_, '_, H> {
+/// The halves of the batch operations (`filters/batch.rs`).
+impl<H: ItemHasher> batch::Staged for SplitBlockBloom<H> {
     type Step = (usize, u32);
+    /// The first half of a batch operation for one item: its block index and 32-bit key, and
+    /// (when `warm`) the block prefetched (`filters/batch.rs`).
     #[inline(always)]
     fn stage(&self, item: &[u8], warm: bool) -> (usize, u32) {
-        self.f.stage(item, warm)
-    }
-    #[inline(always)]
-    fn finish(&mut self, start: usize, steps: &[(usize, u32)]) {
-        for (o, &(b, key)) in self.out[start..start + steps.len()].iter_mut().zip(steps) {
-            *o = block_has(&self.f.blocks[b], key);
+        let h = self.hash(item);
+        let p = (self.block_index(h), h as u32);
+        if warm {
+            prefetch(&self.blocks[p.0]);
         }
-    }
-}
-
-/// A batch insert (`batch::Batch`).
-struct Fill<'a, H>(&'a mut SplitBlockBloom<H>);
-impl<H: ItemHasher> batch::Batch for Fill<'_, H> {
-    type Step = (usize, u32);
-    #[inline(always)]
-    fn stage(&self, item: &[u8], warm: bool) -> (usize, u32) {
-        self.0.stage(item, warm)
+        p
     }
     #[inline(always)]
-    fn finish(&mut self, _: usize, steps: &[(usize, u32)]) {
-        for &(b, key) in steps {
-            InsertHash {
-                block: &mut self.0.blocks[b],
-                key,
-            }
-            .run();
+    fn probe_step(&self, (b, key): (usize, u32)) -> bool {
+        block_has(&self.blocks[b], key)
+    }
+    #[inline(always)]
+    fn store_step(&mut self, (b, key): (usize, u32)) -> bool {
+        InsertHash {
+            block: &mut self.blocks[b],
+            key,
         }
+        .run();
+        true
     }
 }
 

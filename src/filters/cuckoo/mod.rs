@@ -455,25 +455,7 @@ impl<H: ItemHasher> CuckooFilter<H> {
     /// DRAM has the chunk's cache misses in flight at once.
     pub fn insert_batch(&mut self, items: &[&[u8]]) -> u64 {
         let warm = batch::prefetch_pays(self.table.bytes());
-        let mut ctx = Place {
-            f: self,
-            refused: 0,
-        };
-        batch::pipelined::<_, BATCH>(&mut ctx, items, warm);
-        ctx.refused
-    }
-
-    /// The first half of a batch operation for one item: its two buckets and fingerprint, and
-    /// (when `warm`) both buckets prefetched (`filters/batch.rs`).
-    #[inline(always)]
-    fn stage(&self, item: &[u8], warm: bool) -> (u64, u64, u64) {
-        let (i1, fp) = self.locate(item);
-        let i2 = self.alt(i1, fp);
-        if warm {
-            self.table.prefetch_bucket(i1);
-            self.table.prefetch_bucket(i2);
-        }
-        (i1, i2, fp)
+        batch::insert::<_, BATCH>(self, items, warm)
     }
 
     /// Store fingerprint `fp` whose primary bucket is `i1` (the insert after hashing).
@@ -555,41 +537,28 @@ pub fn alt_bucket(i: u64, fp: u64, m: u64) -> u64 {
     d.wrapping_add(m & 0u64.wrapping_sub(u64::from(borrow)))
 }
 
-/// A batch query: the filter and where the answers go (`batch::Batch`).
-struct Probe<'a, 'o, H> {
-    f: &'a CuckooFilter<H>,
-    out: &'o mut [bool],
-}
-impl<H: ItemHasher> batch::Batch for Probe<'_, '_, H> {
+/// The halves of the batch operations (`filters/batch.rs`).
+impl<H: ItemHasher> batch::Staged for CuckooFilter<H> {
     type Step = (u64, u64, u64);
+    /// The first half of a batch operation for one item: its two buckets and fingerprint, and
+    /// (when `warm`) both buckets prefetched (`filters/batch.rs`).
     #[inline(always)]
     fn stage(&self, item: &[u8], warm: bool) -> (u64, u64, u64) {
-        self.f.stage(item, warm)
-    }
-    #[inline(always)]
-    fn finish(&mut self, start: usize, steps: &[(u64, u64, u64)]) {
-        for (o, &(i1, i2, fp)) in self.out[start..start + steps.len()].iter_mut().zip(steps) {
-            *o = self.f.table.either_has(i1, i2, fp);
+        let (i1, fp) = self.locate(item);
+        let i2 = self.alt(i1, fp);
+        if warm {
+            self.table.prefetch_bucket(i1);
+            self.table.prefetch_bucket(i2);
         }
-    }
-}
-
-/// A batch insert, counting the refused items (`batch::Batch`).
-struct Place<'a, H> {
-    f: &'a mut CuckooFilter<H>,
-    refused: u64,
-}
-impl<H: ItemHasher> batch::Batch for Place<'_, H> {
-    type Step = (u64, u64, u64);
-    #[inline(always)]
-    fn stage(&self, item: &[u8], warm: bool) -> (u64, u64, u64) {
-        self.f.stage(item, warm)
+        (i1, i2, fp)
     }
     #[inline(always)]
-    fn finish(&mut self, _: usize, steps: &[(u64, u64, u64)]) {
-        for &(i1, _, fp) in steps {
-            self.refused += u64::from(self.f.place(i1, fp).is_err());
-        }
+    fn probe_step(&self, (i1, i2, fp): (u64, u64, u64)) -> bool {
+        self.table.either_has(i1, i2, fp)
+    }
+    #[inline(always)]
+    fn store_step(&mut self, (i1, _, fp): (u64, u64, u64)) -> bool {
+        self.place(i1, fp).is_ok()
     }
 }
 
@@ -609,9 +578,7 @@ impl<H: ItemHasher> Filter for CuckooFilter<H> {
     /// A chunk of [`BATCH`] items is hashed (and, in a large table, both buckets of each
     /// prefetched a chunk ahead) first, then the chunk is probed (`filters/batch.rs`).
     fn contains_batch(&self, items: &[&[u8]], out: &mut [bool]) {
-        let n = items.len().min(out.len());
-        let warm = batch::prefetch_pays(self.table.bytes());
-        batch::pipelined::<_, BATCH>(&mut Probe { f: self, out }, &items[..n], warm);
+        batch::contains::<_, BATCH>(self, items, out, batch::prefetch_pays(self.table.bytes()));
     }
 
     /// Fingerprints stored: successful inserts minus removes.
