@@ -4,6 +4,7 @@
 use crate::error::{Error, Param, Result};
 use crate::filter::{Filter, FilterKind};
 use crate::filters::batch;
+use crate::filters::count::InsertCount;
 use crate::filters::prefetch::prefetch;
 use crate::hash::{HashId, ItemHasher, StrategyId, Xxh3, mix64, reduce};
 use crate::theory;
@@ -157,7 +158,7 @@ macro_rules! by_k {
 pub struct BlockedBloom<H = Xxh3> {
     blocks: Vec<Block>,
     k: u32,
-    len: u64,
+    len: InsertCount,
     hasher: H,
     sizing: Option<BlockedSizing>,
     /// 0: the layout of files written before layout 1 (128-bit hash, 9-bit fields); 1: the
@@ -228,7 +229,7 @@ impl<H: ItemHasher> BlockedBloom<H> {
         Ok(Self {
             blocks: v,
             k,
-            len: 0,
+            len: InsertCount::default(),
             hasher,
             sizing: None,
             layout: LAYOUT,
@@ -253,7 +254,7 @@ impl<H: ItemHasher> BlockedBloom<H> {
         Ok(Self {
             blocks,
             k,
-            len,
+            len: InsertCount::new(len),
             hasher,
             sizing: None,
             layout: LAYOUT,
@@ -419,7 +420,7 @@ impl<H: ItemHasher> BlockedBloom<H> {
             let (b, x) = self.block_and_lanes(item);
             self.set(b, x);
         }
-        self.len = self.len.saturating_add(1);
+        self.len.inc();
     }
 
     /// Insert every item of `items`: a chunk of [`BATCH`] items is hashed (and, in a large
@@ -434,7 +435,7 @@ impl<H: ItemHasher> BlockedBloom<H> {
         }
         let warm = batch::prefetch_pays(self.bytes());
         batch::insert::<_, BATCH>(self, items, warm);
-        self.len = self.len.saturating_add(items.len() as u64);
+        self.len.add(items.len() as u64);
     }
 
     /// Number of bits set.
@@ -477,7 +478,7 @@ impl<H: ItemHasher> BlockedBloom<H> {
         H: PartialEq,
     {
         self.combine(other, |x, y| *x |= y)?;
-        self.len = self.len.saturating_add(other.len);
+        self.len = InsertCount::new(self.len.get().saturating_add(other.len.get()));
         Ok(())
     }
 
@@ -492,7 +493,7 @@ impl<H: ItemHasher> BlockedBloom<H> {
         H: PartialEq,
     {
         self.combine(other, |x, y| *x &= y)?;
-        self.len = self.len.min(other.len);
+        self.len = InsertCount::new(self.len.get().min(other.len.get()));
         Ok(())
     }
 
@@ -531,7 +532,8 @@ impl<H: ItemHasher> BlockedBloom<H> {
             .chunks_exact(2)
             .map(|p| Block(std::array::from_fn(|i| p[0].0[i] | p[1].0[i])))
             .collect();
-        Self::from_parts(folded, self.k, self.len, self.hasher.clone())?.with_layout(self.layout)
+        Self::from_parts(folded, self.k, self.len.get(), self.hasher.clone())?
+            .with_layout(self.layout)
     }
 
     /// The geometry the estimators need ([`theory::estimate::Shape::blocked`]).
@@ -647,7 +649,7 @@ impl<H: ItemHasher> Filter for BlockedBloom<H> {
         batch::contains::<_, BATCH>(self, items, out, batch::prefetch_pays(self.bytes()));
     }
     fn len(&self) -> u64 {
-        self.len
+        self.len.get()
     }
     fn bits(&self) -> u64 {
         self.blocks.len() as u64 * BLOCK_BITS
@@ -662,7 +664,7 @@ impl<H: ItemHasher> Filter for BlockedBloom<H> {
     /// [`theory::blocked::fpr_blocked_exact`] (the classic inner formula is ~1.6% low at
     /// 10 bits per key, measurably so).
     fn expected_fpr(&self) -> f64 {
-        theory::blocked::fpr_blocked_exact(self.bits(), self.len, self.k, BLOCK_BITS)
+        theory::blocked::fpr_blocked_exact(self.bits(), self.len.get(), self.k, BLOCK_BITS)
     }
     fn kind(&self) -> FilterKind {
         FilterKind::Blocked
@@ -678,7 +680,7 @@ impl<H: ItemHasher> Filter for BlockedBloom<H> {
             ("blocks".into(), self.blocks.len().to_string()),
             (
                 "items per block (mean)".into(),
-                format!("{:.2}", self.len as f64 / self.blocks.len() as f64),
+                format!("{:.2}", self.len.get() as f64 / self.blocks.len() as f64),
             ),
             (
                 "fill".into(),
@@ -688,12 +690,15 @@ impl<H: ItemHasher> Filter for BlockedBloom<H> {
                 "model fpr, classic inner (Putze et al. as published)".into(),
                 format!(
                     "{:.6}",
-                    theory::blocked::fpr_blocked(self.bits(), self.len, self.k, BLOCK_BITS)
+                    theory::blocked::fpr_blocked(self.bits(), self.len.get(), self.k, BLOCK_BITS)
                 ),
             ),
             (
                 "classic fpr at same m,k (standard filter)".into(),
-                format!("{:.6}", theory::fpr_classic(self.bits(), self.len, self.k)),
+                format!(
+                    "{:.6}",
+                    theory::fpr_classic(self.bits(), self.len.get(), self.k)
+                ),
             ),
         ];
         if let Some(s) = self.sizing {

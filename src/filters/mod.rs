@@ -5,6 +5,7 @@ pub(crate) mod batch;
 pub mod binary_fuse;
 pub mod blocked;
 pub mod concurrent;
+pub(crate) mod count;
 pub mod counting;
 pub mod cuckoo;
 pub(crate) mod prefetch;

@@ -510,8 +510,8 @@ impl<H: ItemHasher, S: IndexStrategy> Filter for ScalableBloom<H, S> {
                 words[(i >> 6) as usize] |= 1u64 << (i & 63);
                 true
             });
-            // Saturating, as the standard filter counts (a loaded count may be u64::MAX).
-            *len = len.saturating_add(1);
+            // As the standard filter counts: one `inc`, saturating when read.
+            len.inc();
         } else {
             filter.insert_new(item);
         }

@@ -22,6 +22,7 @@ use crate::error::{Error, Param, Result};
 use crate::filter::{Filter, FilterKind};
 use crate::filters::avx2::{Avx2, Kernel, dispatch_with};
 use crate::filters::batch;
+use crate::filters::count::InsertCount;
 use crate::filters::prefetch::prefetch;
 use crate::hash::{HashId, ItemHasher, StrategyId, Xxh64};
 use crate::theory;
@@ -93,7 +94,7 @@ pub fn mask(key: u32) -> [u32; 8] {
 #[derive(Debug, Clone)]
 pub struct SplitBlockBloom<H = Xxh64> {
     blocks: Vec<SbBlock>,
-    len: u64,
+    len: InsertCount,
     hasher: H,
     parquet_hash: bool,
     /// Hash with `hash128(item).lo` instead of `hash64(item)` (files written before the
@@ -204,7 +205,7 @@ impl<H: ItemHasher> SplitBlockBloom<H> {
             hasher.id() == HashId::Xxh64 && hasher.hash128(b"").lo == XXH64_EMPTY_SEED0;
         Self {
             blocks,
-            len,
+            len: InsertCount::new(len),
             hasher,
             parquet_hash,
             legacy_hash128: false,
@@ -351,7 +352,7 @@ impl<H: ItemHasher> SplitBlockBloom<H> {
     fn insert_batch_portable(&mut self, items: &[&[u8]]) {
         let warm = batch::prefetch_pays(self.bytes());
         batch::insert::<_, BATCH>(self, items, warm);
-        self.len = self.len.saturating_add(items.len() as u64);
+        self.len.add(items.len() as u64);
     }
 
     #[inline(always)]
@@ -372,7 +373,7 @@ impl<H: ItemHasher> SplitBlockBloom<H> {
     #[doc(hidden)]
     #[inline]
     pub fn portable_insert(&mut self, item: &[u8]) {
-        self.len = self.len.wrapping_add(1);
+        self.len.inc();
         let h = self.hash(item);
         self.insert_hash_portable(h);
     }
@@ -420,9 +421,9 @@ impl<H: ItemHasher> Filter for SplitBlockBloom<H> {
     #[inline]
     fn insert(&mut self, item: &[u8]) {
         // Before the kernel, so that the kernel is a tail call (nothing is left after it).
-        // Wrapping: one `inc` against five instructions for `saturating_add` (callgrind, gate).
-        // It cannot wrap in practice: 2^64 inserts at one per nanosecond take 584 years.
-        self.len = self.len.wrapping_add(1);
+        // One `inc` against five instructions for `saturating_add` (callgrind, gate); the count
+        // saturates when read ([`InsertCount`]), so a loaded count of u64::MAX stays there.
+        self.len.inc();
         match self.fast {
             Some(cpu) => {
                 let h = self.hasher.hash64(item);
@@ -457,7 +458,7 @@ impl<H: ItemHasher> Filter for SplitBlockBloom<H> {
         );
     }
     fn len(&self) -> u64 {
-        self.len
+        self.len.get()
     }
     fn bits(&self) -> u64 {
         self.blocks.len() as u64 * BLOCK_BITS
@@ -471,7 +472,7 @@ impl<H: ItemHasher> Filter for SplitBlockBloom<H> {
     /// [`theory::split_block::fpr_split_block`]: Poisson mixture over block loads, one bit per
     /// 32-bit word.
     fn expected_fpr(&self) -> f64 {
-        theory::split_block::fpr_split_block(self.bits(), self.len)
+        theory::split_block::fpr_split_block(self.bits(), self.len.get())
     }
     fn kind(&self) -> FilterKind {
         FilterKind::SplitBlock
@@ -487,7 +488,7 @@ impl<H: ItemHasher> Filter for SplitBlockBloom<H> {
             ("blocks".into(), self.blocks.len().to_string()),
             (
                 "items per block (mean)".into(),
-                format!("{:.2}", self.len as f64 / self.blocks.len() as f64),
+                format!("{:.2}", self.len.get() as f64 / self.blocks.len() as f64),
             ),
             (
                 "fill".into(),
@@ -508,7 +509,10 @@ impl<H: ItemHasher> Filter for SplitBlockBloom<H> {
             ),
             (
                 "classic fpr at same m, k=8 (standard filter)".into(),
-                format!("{:.6}", theory::fpr_classic(self.bits(), self.len, WORDS)),
+                format!(
+                    "{:.6}",
+                    theory::fpr_classic(self.bits(), self.len.get(), WORDS)
+                ),
             ),
         ]
     }
@@ -634,6 +638,20 @@ mod tests {
     use super::*;
     use crate::filters::avx2::dispatch;
     use crate::hash::Xxh3;
+
+    #[test]
+    fn a_count_of_u64_max_stays_there() {
+        // Found in review: a wrapping count turned a loaded u64::MAX into 0 on the next insert.
+        let f = SplitBlockBloom::with_rate_and(100, 0.01, Xxh3::default()).unwrap();
+        let mut g =
+            SplitBlockBloom::from_parts(f.blocks.clone(), u64::MAX, Xxh3::default()).unwrap();
+        g.insert(b"x");
+        g.insert_batch(&[b"y".as_slice(), b"z".as_slice()]);
+        assert_eq!(g.len(), u64::MAX);
+        let mut h = SplitBlockBloom::from_parts(f.blocks, 5, Xxh3::default()).unwrap();
+        h.insert(b"x");
+        assert_eq!(h.len(), 6);
+    }
 
     #[test]
     fn block_layout() {
