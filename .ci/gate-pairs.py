@@ -71,6 +71,13 @@ table("Static sets against xorf (`static_sets` group; build per key):", "static_
     ("binary fuse 3-wise, 8-bit", "lab_fuse8", "xorf_fuse8"),
     ("binary fuse 3-wise, 16-bit", "lab_fuse16", "xorf_fuse16"),
 ], 1.0)
+table("The registry's path against the concrete type (`dynamic_path` group: AnyFilter / mono):",
+      "dynamic_path", ["dynamic_insert", "dynamic_query_hit", "dynamic_query_miss"], [
+    (kind, f"{name}_any", f"{name}_mono") for kind, name in [
+        ("standard", "standard"), ("counting", "counting"), ("blocked", "blocked"),
+        ("split-block", "split_block"), ("scalable", "scalable"), ("cuckoo", "cuckoo"),
+        ("xor", "xor"), ("binary fuse", "binary_fuse")]
+], 1.3)
 a = [per_op("peers", op, "lab_split_block_xxh3") for op in peer_ops]
 b = [per_op("peers", op, "lab_split_block_xxh3_portable") for op in peer_ops]
 if None not in a and None not in b:

@@ -4,6 +4,8 @@
 //! Fixed and in-cache: n = 10^4 keys at p = 1% (12 KB of bits), the same keys every run; each
 //! benchmark does [`OPS`] operations, so per-operation counts are the totals / 1000.
 //!
+//! Groups: `hot_paths`, `peers`, `static_sets` here, `dynamic_path` in `gate/dynamic_path.rs`.
+//!
 //! Adding a filter: write its constructor below (like [`standard`]) and add one
 //! `#[bench::NAME(args = (NAME), setup = ...)]` line to each of the three functions.
 
@@ -676,4 +678,13 @@ library_benchmark_group!(
     benchmarks = static_build, static_query_hit, static_query_miss
 );
 
-main!(library_benchmark_groups = hot_paths, peers, static_sets);
+#[path = "gate/dynamic_path.rs"]
+mod gate_dynamic;
+use gate_dynamic::dynamic_path;
+
+main!(
+    library_benchmark_groups = hot_paths,
+    peers,
+    static_sets,
+    dynamic_path
+);
