@@ -732,11 +732,15 @@ impl ItemHasher for AnyHasher {
     fn id(&self) -> HashId {
         dispatch!(self, h => h.id())
     }
-    #[inline]
+    // Always inlined, with `hash64`: the registry's filters hash through this enum, and left to
+    // the inliner its ten-way match stayed a call (38 instructions a key against 19 inline), which
+    // put the dynamic path 1.36-1.38x its concrete type for standard misses and split-block
+    // queries in the gate's `dynamic_path` group; inlined, every cell there is at most 1.23x.
+    #[inline(always)]
     fn hash128(&self, bytes: &[u8]) -> Hash128 {
         dispatch!(self, h => h.hash128(bytes))
     }
-    #[inline]
+    #[inline(always)]
     fn hash64(&self, bytes: &[u8]) -> u64 {
         dispatch!(self, h => h.hash64(bytes))
     }
