@@ -96,6 +96,45 @@ pub fn mean_ci95(rates: &[f64]) -> (f64, f64, f64) {
     (mean, (mean - half).max(0.0), (mean + half).min(1.0))
 }
 
+/// Median and a distribution-free 95% interval for it: the order statistics `x_(j)` and
+/// `x_(r+1-j)` of r sorted values, with j the largest rank whose binomial tail
+/// P(Bin(r, 1/2) < j) stays at or below 2.5% (Conover, *Practical Nonparametric Statistics*,
+/// 3rd ed., §3.2). For r < 6 no such rank exists and the interval is the whole range; an empty
+/// input gives NaN.
+///
+/// ```
+/// // 31 values: the interval is [x_(10), x_(22)].
+/// let x: Vec<f64> = (1..=31).map(f64::from).collect();
+/// assert_eq!(bloomlab::stats::median_ci95(x), (16.0, 10.0, 22.0));
+/// ```
+#[must_use]
+pub fn median_ci95(mut x: Vec<f64>) -> (f64, f64, f64) {
+    x.sort_by(f64::total_cmp);
+    let r = x.len();
+    if r == 0 {
+        return (f64::NAN, f64::NAN, f64::NAN);
+    }
+    let median = if r % 2 == 1 {
+        x[r / 2]
+    } else {
+        (x[r / 2 - 1] + x[r / 2]) / 2.0
+    };
+    // P(Bin(r, 1/2) = i) for i = 0, 1, …, accumulated until the tail passes 2.5%; in logs, so
+    // that 2^-r does not underflow for many values.
+    let (mut ln_p, mut tail, mut j) = (-(r as f64) * std::f64::consts::LN_2, 0.0, 0usize);
+    while j < r / 2 {
+        let p = ln_p.exp();
+        if tail + p > 0.025 {
+            break;
+        }
+        tail += p;
+        ln_p += ((r - j) as f64 / (j + 1) as f64).ln();
+        j += 1;
+    }
+    let j = j.max(1);
+    (median, x[j - 1], x[r - j])
+}
+
 /// Pearson's chi-square statistic of `counts` against a uniform expectation, and its p-value
 /// (probability of a statistic at least this large if the counts were uniform).
 ///
@@ -153,5 +192,23 @@ mod tests {
             (hi - 0.2 - 4.302_652_7 * 0.1 / 3f64.sqrt()).abs() < 1e-7,
             "{hi}"
         );
+    }
+
+    #[test]
+    fn median_interval_ranks_match_the_binomial_tail() {
+        // Reference tails from exact binomial sums (Python's math.comb): for r = 31,
+        // P(Bin <= 9) = 0.01472 and P(Bin <= 10) = 0.03538, so the ranks are 10 and 22; for
+        // r = 11, P(<= 1) = 0.00586, P(<= 2) = 0.03271: ranks 2 and 10; for r = 51,
+        // P(<= 18) = 0.02444, P(<= 19) = 0.04596: ranks 19 and 33.
+        let ranks = |r: u32| median_ci95((1..=r).rev().map(f64::from).collect());
+        assert_eq!(ranks(31), (16.0, 10.0, 22.0));
+        assert_eq!(ranks(11), (6.0, 2.0, 10.0));
+        assert_eq!(ranks(51), (26.0, 19.0, 33.0));
+        assert_eq!(ranks(4), (2.5, 1.0, 4.0));
+        // 2000 values, where 2^-2000 underflows: exact rational sums give P(Bin <= 955) =
+        // 0.02328 and ranks 956 and 1045.
+        assert_eq!(ranks(2000), (1000.5, 956.0, 1045.0));
+        assert_eq!(median_ci95(vec![3.0, 1.0, 2.0]), (2.0, 1.0, 3.0));
+        assert!(median_ci95(Vec::new()).0.is_nan());
     }
 }

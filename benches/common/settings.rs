@@ -107,6 +107,16 @@ pub fn loadavg() -> String {
         .unwrap_or_else(|_| "?".into())
 }
 
+/// The CPU's model name (from /proc/cpuinfo), for the reports.
+pub fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.starts_with("model name"))
+        .and_then(|l| l.split(':').nth(1))
+        .map_or("?".to_string(), |v| v.trim().to_string())
+}
+
 /// Register bloomlab's embedded DejaVu Sans as plotters' "sans-serif". The package enables
 /// plotters' `ab_glyph` text rendering (for its own PNG plots), and through feature unification
 /// criterion's plotters-drawn HTML reports then need a registered font too.

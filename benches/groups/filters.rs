@@ -68,7 +68,7 @@ pub fn build_filled(e: &Entry, n: u64, fill: u64) -> Box<dyn Subject> {
     }
 }
 
-fn fill_range(s: &mut dyn Subject, from: u64, to: u64) {
+pub fn fill_range(s: &mut dyn Subject, from: u64, to: u64) {
     let mut buf = Vec::with_capacity(BATCH);
     let mut i = from;
     while i < to {

@@ -1,0 +1,296 @@
+//! The headline ratios of the criterion suite, with their performance targets: ONE list, read by
+//! the summary writer (`summary.rs`, from criterion's estimates) and by the interleaved paired
+//! runner (`paired.rs`, which measures each pair itself).
+
+#![allow(dead_code)]
+
+/// A target for a ratio: at most `max` (at one n only, if `at` is set).
+#[derive(Clone, Copy)]
+pub struct Target {
+    pub max: f64,
+    pub at: Option<u64>,
+}
+
+/// A headline ratio: label, numerator (group, impl), denominator (group, impl), target.
+pub type Ratio = (
+    String,
+    (&'static str, &'static str),
+    (&'static str, &'static str),
+    Option<Target>,
+);
+
+/// The ratios the summary reports, with the performance targets where one was set.
+pub fn headline_ratios() -> Vec<Ratio> {
+    let le = |max| Some(Target { max, at: None });
+    let mut v: Vec<Ratio> = vec![(
+        "NOISE WITNESS, insert: bloomlab-standard-batch / bloomlab-standard (the same code: ideally 1.00)".into(),
+        ("insert", "bloomlab-standard-batch"),
+        ("insert", "bloomlab-standard"),
+        None,
+    )];
+    for op in ["insert", "query_hit", "query_miss"] {
+        let lines = [
+            (
+                "bloomlab-standard-witness / bloomlab-standard (the same code: noise witness)",
+                (op, "bloomlab-standard-witness"),
+                (op, "bloomlab-standard"),
+                None,
+            ),
+            (
+                "bloomlab-standard-sip13-64 / fastbloom (same hash: 64-bit SipHash-1-3; rotate-add-64)",
+                (op, "bloomlab-standard-sip13-64"),
+                (op, "fastbloom"),
+                le(1.0),
+            ),
+            (
+                "bloomlab-standard-foldhash-64 / fastbloom-foldhash (same hash: foldhash; rotate-add-64)",
+                (op, "bloomlab-standard-foldhash-64"),
+                (op, "fastbloom-foldhash"),
+                le(1.0),
+            ),
+            (
+                "bloomlab-standard-xxh3-64 (xxh3 64-bit, enhanced-double-64) / bloomlab-standard (xxh3-128, enhanced-double)",
+                (op, "bloomlab-standard-xxh3-64"),
+                (op, "bloomlab-standard"),
+                None,
+            ),
+            (
+                "bloomlab-standard-sip13 (128-bit SipHash-1-3) / fastbloom",
+                (op, "bloomlab-standard-sip13"),
+                (op, "fastbloom"),
+                None,
+            ),
+            (
+                "bloomlab-standard (xxh3) / fastbloom (sip13)",
+                (op, "bloomlab-standard"),
+                (op, "fastbloom"),
+                None,
+            ),
+            (
+                "bloomlab-standard (xxh3) / fastbloom-foldhash",
+                (op, "bloomlab-standard"),
+                (op, "fastbloom-foldhash"),
+                None,
+            ),
+            (
+                "bloomlab-blocked / sbbf-rs-safe (cross-design: 512-bit blocked against 256-bit split-block, both xxh3_64)",
+                (op, "bloomlab-blocked"),
+                (op, "sbbf-rs-safe"),
+                None,
+            ),
+            (
+                "bloomlab-split-block (its default hash, XXH64) / sbbf-rs-safe (xxh3_64): not the same hash",
+                (op, "bloomlab-split-block"),
+                (op, "sbbf-rs-safe"),
+                None,
+            ),
+            (
+                "bloomlab-split-block-xxh3 / sbbf-rs-safe (both xxh3_64)",
+                (op, "bloomlab-split-block-xxh3"),
+                (op, "sbbf-rs-safe"),
+                le(1.0),
+            ),
+            (
+                "bloomlab-blocked / fastbloom09-512-xxh3 (both xxh3_64)",
+                (op, "bloomlab-blocked"),
+                (op, "fastbloom09-512-xxh3"),
+                le(1.0),
+            ),
+            (
+                "bloomlab-blocked-foldhash / fastbloom09-512-foldhash (both foldhash)",
+                (op, "bloomlab-blocked-foldhash"),
+                (op, "fastbloom09-512-foldhash"),
+                le(1.0),
+            ),
+            (
+                "noise witness: sbbf-rs-safe / sbbf-rs-safe-xxh3-witness (same code)",
+                (op, "sbbf-rs-safe"),
+                (op, "sbbf-rs-safe-xxh3-witness"),
+                None,
+            ),
+            (
+                "bloomlab-cuckoo / cuckoofilter",
+                (op, "bloomlab-cuckoo"),
+                (op, "cuckoofilter"),
+                le(0.5),
+            ),
+            (
+                "bloomlab-cuckoo-peershape / cuckoofilter (the same table: 2^⌈log2 n⌉/4 buckets of four 8-bit slots, the same load)",
+                (op, "bloomlab-cuckoo-peershape"),
+                (op, "cuckoofilter"),
+                le(0.5),
+            ),
+            (
+                "bloomlab-cuckoo-batch (insert_batch / contains_batch) / cuckoofilter (one at a time: it has no batch API)",
+                (op, "bloomlab-cuckoo-batch"),
+                (op, "cuckoofilter"),
+                None,
+            ),
+            (
+                "bloomlab-scalable (xxh3) / growable-bloom-filter (SipHash-1-3), one layer",
+                (op, "bloomlab-scalable"),
+                (op, "growable-bloom-filter"),
+                le(0.5),
+            ),
+            (
+                "bloomlab-scalable-grown / growable-bloom-filter-grown (started at n/1000, filled to n)",
+                (op, "bloomlab-scalable-grown"),
+                (op, "growable-bloom-filter-grown"),
+                le(0.5),
+            ),
+            (
+                "bloomlab-counting / bloomlab-standard",
+                (op, "bloomlab-counting"),
+                (op, "bloomlab-standard"),
+                None,
+            ),
+        ];
+        for (label, a, b, t) in lines {
+            v.push((format!("{op}: {label}"), a, b, t));
+        }
+    }
+    let single: [(&str, _, _, _); 12] = [
+        (
+            "query_hit: batch / single (bloomlab-standard)",
+            ("query_hit", "bloomlab-standard-batch"),
+            ("query_hit", "bloomlab-standard"),
+            None,
+        ),
+        (
+            "query_miss: batch / single (bloomlab-standard)",
+            ("query_miss", "bloomlab-standard-batch"),
+            ("query_miss", "bloomlab-standard"),
+            None,
+        ),
+        (
+            "query_hit: batch / single (bloomlab-blocked)",
+            ("query_hit", "bloomlab-blocked-batch"),
+            ("query_hit", "bloomlab-blocked"),
+            None,
+        ),
+        (
+            "query_miss: batch / single (bloomlab-blocked)",
+            ("query_miss", "bloomlab-blocked-batch"),
+            ("query_miss", "bloomlab-blocked"),
+            None,
+        ),
+        (
+            "query_hit: bloomlab-blocked-batch / 1-line floor",
+            ("query_hit", "bloomlab-blocked-batch"),
+            ("floor", "random-cache-line"),
+            Some(Target {
+                max: 1.5,
+                at: Some(100_000_000),
+            }),
+        ),
+        (
+            "query_miss: bloomlab-blocked-batch / 1-line floor",
+            ("query_miss", "bloomlab-blocked-batch"),
+            ("floor", "random-cache-line"),
+            Some(Target {
+                max: 1.5,
+                at: Some(100_000_000),
+            }),
+        ),
+        (
+            "query_hit: bloomlab-split-block-xxh3-batch / 1-line floor",
+            ("query_hit", "bloomlab-split-block-xxh3-batch"),
+            ("floor", "random-cache-line"),
+            Some(Target {
+                max: 1.5,
+                at: Some(100_000_000),
+            }),
+        ),
+        (
+            "query_miss: bloomlab-split-block-xxh3-batch / 1-line floor",
+            ("query_miss", "bloomlab-split-block-xxh3-batch"),
+            ("floor", "random-cache-line"),
+            Some(Target {
+                max: 1.5,
+                at: Some(100_000_000),
+            }),
+        ),
+        (
+            "query_miss: bloomlab-cuckoo-batch / 1-line floor (two buckets: two lines)",
+            ("query_miss", "bloomlab-cuckoo-batch"),
+            ("floor", "random-cache-line"),
+            None,
+        ),
+        (
+            "query_hit: bloomlab-standard / 1-line floor",
+            ("query_hit", "bloomlab-standard"),
+            ("floor", "random-cache-line"),
+            None,
+        ),
+        (
+            "query_hit: bloomlab-standard-batch / 7-line floor",
+            ("query_hit", "bloomlab-standard-batch"),
+            ("floor", "7-random-cache-lines"),
+            None,
+        ),
+        (
+            "query_miss: bloomlab-standard / 1-line floor",
+            ("query_miss", "bloomlab-standard"),
+            ("floor", "random-cache-line"),
+            None,
+        ),
+    ];
+    v.extend(single.map(|(l, a, b, t)| (l.to_string(), a, b, t)));
+    // The static filters against xorf (same keys, each side's own 64-bit finalizer; both
+    // borrow the keys): construction is timed up to n = 10^6.
+    v.push((
+        "NOISE WITNESS, build: bloomlab-fuse8-witness / bloomlab-fuse8 (the same code: ideally 1.00)"
+            .into(),
+        ("build", "bloomlab-fuse8-witness"),
+        ("build", "bloomlab-fuse8"),
+        None,
+    ));
+    for op in ["build", "query_hit", "query_miss"] {
+        for (ours, peer, what) in [
+            ("bloomlab-fuse8", "xorf", "binary fuse 3-wise, 8-bit"),
+            (
+                "bloomlab-fuse16",
+                "xorf-fuse16",
+                "binary fuse 3-wise, 16-bit",
+            ),
+            ("bloomlab-xor8", "xorf-xor8", "xor, 8-bit"),
+            ("bloomlab-xor16", "xorf-xor16", "xor, 16-bit"),
+        ] {
+            v.push((
+                format!("{op}: {ours} / {peer} ({what})"),
+                (op, ours),
+                (op, peer),
+                le(1.0),
+            ));
+        }
+    }
+    // The dynamic path (AnyFilter through the registry, batched) against the monomorphic type.
+    for op in ["dynamic_insert", "dynamic_query_hit", "dynamic_query_miss"] {
+        for kind in DYNAMIC_KINDS {
+            if op == "dynamic_insert" && matches!(kind, "xor" | "binary-fuse") {
+                continue;
+            }
+            let any: &'static str = format!("{kind}-any").leak();
+            let mono: &'static str = format!("{kind}-mono").leak();
+            v.push((
+                format!("{op}: {kind}, AnyFilter batched / monomorphic"),
+                (op, any),
+                (op, mono),
+                le(1.3),
+            ));
+        }
+    }
+    v
+}
+
+/// The kinds of the `dynamic` bench group (benches/groups/dynamic.rs).
+pub const DYNAMIC_KINDS: [&str; 8] = [
+    "standard",
+    "counting",
+    "blocked",
+    "split-block",
+    "scalable",
+    "cuckoo",
+    "xor",
+    "binary-fuse",
+];

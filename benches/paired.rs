@@ -1,0 +1,384 @@
+//! Interleaved paired timing of the headline ratios (not criterion): for every ratio of
+//! `common/ratios.rs` that has a target, both sides and a second instance of the numerator (the
+//! noise witness: the same code, built again) are timed in short slices that take turns, round
+//! after round, so that whatever else loads the machine falls on all three alike. Each round gives
+//! one ratio (numerator / denominator) and one witness ratio (second instance / first); the table
+//! reports the median over the rounds with a distribution-free 95% interval for it (order
+//! statistics of the binomial), and calls a target met / missed only when the whole interval is
+//! on one side of it and the witness is within 10% of 1.00.
+//!
+//! Run: `cargo bench --bench paired` (n = 10^4 and 10^6; `BLOOMLAB_BENCH_SIZES` as for the
+//! criterion bench, `BLOOMLAB_PAIRED_ROUNDS` rounds, default 31). Positional arguments keep only
+//! the ratios whose label contains one of them; a run without them writes
+//! `results/bench/paired.md`, and any run writes `$BLOOMLAB_PAIRED_OUT` if that is set.
+//!
+//! A static build allocates scratch arrays, and with glibc's default *dynamic* mmap threshold
+//! whether they come fresh from the kernel (page faults) or from memory freed earlier depends on
+//! what ran before: `xorf`'s 16-bit xor build at 10^4 took 57 ns a key run alone and 9 after the
+//! 8-bit rows. The header records `GLIBC_TUNABLES`; fix it for builds, e.g.
+//! `glibc.malloc.mmap_threshold=131072` (every large array fresh: a first build in a process) or
+//! `glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=4294967295` (reused).
+
+#[allow(
+    dead_code,
+    reason = "only the (any, mono) pairs are used here, not the criterion group"
+)]
+#[path = "groups/dynamic.rs"]
+mod dynamic;
+#[allow(
+    dead_code,
+    reason = "the criterion group functions are not used here, only build_filled and fill_range"
+)]
+#[path = "groups/filters.rs"]
+mod filters;
+#[path = "common/keys.rs"]
+mod keys;
+#[path = "common/ratios.rs"]
+mod ratios;
+#[path = "common/settings.rs"]
+mod settings;
+#[path = "common/subjects.rs"]
+mod subjects;
+
+use bloomlab::stats::median_ci95;
+use keys::{Rng, fill_hits, fill_misses, key};
+use ratios::{Target, headline_ratios};
+use settings::{BATCH, P};
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+use subjects::{Entry, Subject};
+
+/// How long one slice of one subject should take: long enough that two clock reads are noise,
+/// short enough that the three subjects of a round see the same machine.
+const SLICE: Duration = Duration::from_millis(3);
+
+/// One ratio to measure.
+struct Row {
+    label: String,
+    op: &'static str,
+    a: &'static str,
+    b: &'static str,
+    target: Target,
+}
+
+/// The ratios with a target, without the memory-floor rows (the floor is not a filter).
+fn rows(keep: &[String]) -> Vec<Row> {
+    headline_ratios()
+        .into_iter()
+        .filter_map(|(label, (op, a), (opb, b), t)| {
+            let target = t?;
+            (op == opb && (keep.is_empty() || keep.iter().any(|k| label.contains(k.as_str()))))
+                .then_some(Row {
+                    label,
+                    op,
+                    a,
+                    b,
+                    target,
+                })
+        })
+        .collect()
+}
+
+/// The operation a row times, without the `dynamic_` prefix of the registry group.
+fn base_op(op: &str) -> &str {
+    op.strip_prefix("dynamic_").unwrap_or(op)
+}
+
+/// Per-subject state of the insert measurement: the next fresh key (the filter holds between
+/// n/2 and n keys, as in the criterion bench).
+struct Inserting {
+    next: u64,
+}
+
+/// Time `batches` batches of `op` on subject `s` (keys from `seed`), in ns per key.
+fn slice(
+    op: &str,
+    e: &Entry,
+    s: &mut Box<dyn Subject>,
+    ins: &mut Inserting,
+    n: u64,
+    seed: u64,
+    batches: usize,
+) -> f64 {
+    let mut total = Duration::ZERO;
+    match op {
+        "build" => {
+            let all: Vec<u64> = (0..n).map(key).collect();
+            for _ in 0..batches {
+                let t = Instant::now();
+                black_box((e.build)(n, P, black_box(&all)));
+                total += t.elapsed();
+            }
+            return total.as_nanos() as f64 / (batches as f64 * n as f64);
+        }
+        "insert" => {
+            let half = n / 2;
+            let mut buf = vec![0u64; BATCH];
+            for _ in 0..batches {
+                if ins.next + BATCH as u64 > n {
+                    s.reset();
+                    filters::fill_range(s.as_mut(), 0, half);
+                    ins.next = half;
+                }
+                for (j, k) in buf.iter_mut().enumerate() {
+                    *k = key(ins.next + j as u64);
+                }
+                ins.next += BATCH as u64;
+                let t = Instant::now();
+                s.insert_batch(black_box(&buf));
+                total += t.elapsed();
+            }
+        }
+        _ => {
+            let fill = if op == "query_hit" {
+                fill_hits
+            } else {
+                fill_misses
+            };
+            let mut rng = Rng::new(seed);
+            let mut buf = vec![0u64; BATCH];
+            for _ in 0..batches {
+                fill(&mut buf, n, &mut rng);
+                let t = Instant::now();
+                let hits = s.count_hits(black_box(&buf));
+                total += t.elapsed();
+                // Every key of a hit batch is present: a filter must report all of them.
+                assert!(
+                    op != "query_hit" || hits == buf.len(),
+                    "{}: {hits} of {} present keys reported at n = {n}",
+                    e.name,
+                    buf.len()
+                );
+            }
+        }
+    }
+    total.as_nanos() as f64 / (batches as f64 * BATCH as f64)
+}
+
+/// The six orders of three subjects, used in turn so that no subject always runs first.
+const ORDERS: [[usize; 3]; 6] = [
+    [0, 1, 2],
+    [1, 2, 0],
+    [2, 0, 1],
+    [0, 2, 1],
+    [2, 1, 0],
+    [1, 0, 2],
+];
+
+/// One measured row.
+struct Measured {
+    a_ns: f64,
+    b_ns: f64,
+    ratio: (f64, f64, f64),
+    witness: (f64, f64, f64),
+}
+
+/// Build the two sides and the witness for n keys, and time `ops` in interleaved rounds.
+fn measure_pair(a: &Entry, b: &Entry, n: u64, ops: &[&str], rounds: usize) -> Vec<Measured> {
+    let sides = [a, b, a];
+    let mut subjects: Vec<Box<dyn Subject>> = sides
+        .iter()
+        .map(|e| filters::build_filled(e, n, n))
+        .collect();
+    let mut out = Vec::new();
+    for &op in ops {
+        let mut ins: Vec<Inserting> = (0..3).map(|_| Inserting { next: n }).collect();
+        // Warm up every side once (an insert's first slice also refills the filter to n/2),
+        // then size the slice from the slowest side's second one-batch slice.
+        let per_batch = (0..3)
+            .map(|i| {
+                slice(op, sides[i], &mut subjects[i], &mut ins[i], n, 1, 1);
+                let t = Instant::now();
+                slice(op, sides[i], &mut subjects[i], &mut ins[i], n, 2, 1);
+                t.elapsed()
+            })
+            .max()
+            .unwrap_or(SLICE);
+        let batches = (SLICE.as_nanos() / per_batch.as_nanos().max(1)).clamp(1, 100_000) as usize;
+        let mut t = [const { Vec::new() }; 3];
+        for round in 0..rounds {
+            let seed = 0x5eed ^ (round as u64) << 20 ^ n;
+            for &i in &ORDERS[round % ORDERS.len()] {
+                let ns = slice(
+                    op,
+                    sides[i],
+                    &mut subjects[i],
+                    &mut ins[i],
+                    n,
+                    seed,
+                    batches,
+                );
+                t[i].push(ns);
+            }
+        }
+        let ratios = (0..rounds).map(|r| t[0][r] / t[1][r]).collect();
+        let witness = (0..rounds).map(|r| t[2][r] / t[0][r]).collect();
+        out.push(Measured {
+            a_ns: median_ci95(t[0].clone()).0,
+            b_ns: median_ci95(t[1].clone()).0,
+            ratio: median_ci95(ratios),
+            witness: median_ci95(witness),
+        });
+    }
+    out
+}
+
+/// "met", "missed" or "not decided" for a ratio's interval against its target, given the witness.
+fn verdict(m: &Measured, max: f64) -> &'static str {
+    let (_, lo, hi) = m.ratio;
+    if (m.witness.0 - 1.0).abs() > 0.10 {
+        "not decided (witness off by > 10%)"
+    } else if hi <= max {
+        "✓ met"
+    } else if lo > max {
+        "✗ missed"
+    } else {
+        "not decided (interval spans the target)"
+    }
+}
+
+fn git_head() -> String {
+    std::process::Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|_| "?".into())
+}
+
+fn main() {
+    let keep = settings::filters();
+    let rounds: usize = std::env::var("BLOOMLAB_PAIRED_ROUNDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .filter(|&r| r >= 1)
+        .unwrap_or(31);
+    let sizes = if std::env::var("BLOOMLAB_BENCH_SIZES").is_ok() {
+        settings::sizes()
+    } else {
+        vec![10_000, 1_000_000]
+    };
+    let all = rows(&keep);
+    let mut entries: HashMap<&'static str, Entry> = subjects::entries()
+        .into_iter()
+        .map(|e| (e.name, e))
+        .collect();
+    for (x, y) in dynamic::pairs() {
+        entries.insert(x.name, x);
+        entries.insert(y.name, y);
+    }
+    // The rows of one pair share its three built filters.
+    let mut pairs: Vec<(&'static str, &'static str)> = Vec::new();
+    for r in &all {
+        if !pairs.contains(&(r.a, r.b)) {
+            pairs.push((r.a, r.b));
+        }
+    }
+    let start = Instant::now();
+    let load0 = settings::loadavg();
+    let mut md = String::new();
+    let mut counts = [0usize; 3];
+    for &n in &sizes {
+        let _ = writeln!(
+            md,
+            "\n## n = {n}\n\n| ratio | bloomlab ns/key | peer ns/key | ratio: median [95% interval] | witness: median [95% interval] | target | verdict |\n|---|---:|---:|---|---|---|---|"
+        );
+        for (i, &(a, b)) in pairs.iter().enumerate() {
+            let (Some(ea), Some(eb)) = (entries.get(a), entries.get(b)) else {
+                eprintln!("paired: no subject named {a} or {b}; skipped");
+                continue;
+            };
+            let mut mine: Vec<&Row> = all
+                .iter()
+                .filter(|r| (r.a, r.b) == (a, b))
+                .filter(|r| r.target.at.is_none_or(|at| at == n))
+                .filter(|r| match base_op(r.op) {
+                    "insert" => ea.dynamic && eb.dynamic,
+                    "build" => !ea.dynamic && n <= 1_000_000,
+                    _ => true,
+                })
+                .collect();
+            if mine.is_empty() {
+                continue;
+            }
+            // Queries first: the insert measurement refills the filters to between n/2 and n
+            // keys, after which `key(0..n)` would no longer all be present.
+            mine.sort_by_key(|r| base_op(r.op) == "insert");
+            eprintln!(
+                "[{}/{}] n = {n}: {a} / {b} ({} ops, {:.0} s so far)",
+                i + 1,
+                pairs.len(),
+                mine.len(),
+                start.elapsed().as_secs_f64()
+            );
+            let ops: Vec<&str> = mine.iter().map(|r| base_op(r.op)).collect();
+            for (r, m) in mine.iter().zip(measure_pair(ea, eb, n, &ops, rounds)) {
+                let v = verdict(&m, r.target.max);
+                counts[if v.starts_with('✓') {
+                    0
+                } else if v.starts_with('✗') {
+                    1
+                } else {
+                    2
+                }] += 1;
+                let (rm, rl, rh) = m.ratio;
+                let (wm, wl, wh) = m.witness;
+                let _ = writeln!(
+                    md,
+                    "| {} | {:.2} | {:.2} | **{rm:.2}** [{rl:.2}, {rh:.2}] | {wm:.2} [{wl:.2}, {wh:.2}] | ≤ {} | {v} |",
+                    r.label, m.a_ns, m.b_ns, r.target.max
+                );
+            }
+        }
+    }
+    let tunables = std::env::var("GLIBC_TUNABLES").map_or_else(
+        |_| "unset (glibc's dynamic mmap threshold)".to_string(),
+        |t| format!("`{t}`"),
+    );
+    let head = format!(
+        "# Interleaved paired ratios (`cargo bench --bench paired{}`)\n\n\
+         Commit {}, {rounds} rounds of {} ms slices per subject, n = {:?}, p = {P}; \
+         {:.0} s; load average at start {load0}, at end {}; {}; GLIBC_TUNABLES {}.\n\n\
+         Each round times the numerator, the denominator and a second instance of the numerator \
+         (the noise witness: the same code, built again) one slice each, in one of the six \
+         orders in turn, on the same keys; the ratio of a round is numerator / denominator and \
+         its witness second instance / first. Medians over the rounds, with a distribution-free \
+         95% interval (binomial order statistics). A target is met (✓) when the whole interval \
+         is at or below it, missed (✗) when the whole interval is above it, and otherwise not \
+         decided; and not decided whenever the witness's median is more than 10% from 1.00.\n\n\
+         **{} met, {} missed, {} not decided.**\n",
+        if keep.is_empty() {
+            String::new()
+        } else {
+            format!(" -- {}", keep.join(" "))
+        },
+        git_head(),
+        SLICE.as_millis(),
+        sizes,
+        start.elapsed().as_secs_f64(),
+        settings::loadavg(),
+        settings::cpu_model(),
+        tunables,
+        counts[0],
+        counts[1],
+        counts[2],
+    );
+    let text = head + &md;
+    print!("{text}");
+    let out = std::env::var_os("BLOOMLAB_PAIRED_OUT").map(std::path::PathBuf::from);
+    if let Some(path) = out.or_else(|| {
+        keep.is_empty().then(|| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("results/bench/paired.md")
+        })
+    }) {
+        match std::fs::write(&path, &text) {
+            Ok(()) => eprintln!("wrote {}", path.display()),
+            Err(e) => {
+                eprintln!("paired: cannot write {}: {e}", path.display());
+                std::process::exit(2);
+            }
+        }
+    }
+}
