@@ -239,13 +239,22 @@ fn verdict(m: &Measured, max: f64) -> &'static str {
     }
 }
 
+/// The commit measured, with a mark when tracked files differ from it.
 fn git_head() -> String {
-    std::process::Command::new("git")
-        .args(["rev-parse", "--short", "HEAD"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_else(|_| "?".into())
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .unwrap_or_else(|_| "?".into())
+    };
+    let head = git(&["rev-parse", "--short", "HEAD"]);
+    if git(&["status", "--porcelain", "--untracked-files=no"]).is_empty() {
+        head
+    } else {
+        format!("{head} with uncommitted changes")
+    }
 }
 
 fn main() {

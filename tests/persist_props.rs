@@ -8,6 +8,7 @@ use bloomlab::filters::{
 };
 use bloomlab::hash::{AnyHasher, AnyStrategy, HashId, StrategyId};
 use bloomlab::persist::{self, KeyPolicy, LoadOptions, SaveOptions};
+use bloomlab::spec::FilterSpec;
 use bloomlab::{AnyFilter, Error, Filter, FilterKind, StandardBloom};
 use proptest::prelude::*;
 
@@ -606,5 +607,50 @@ fn legacy_blocked_and_split_block_files_answer_the_same() {
         }
         assert_eq!(answers(&g), answers(&f));
         assert!((0..200).all(|i| g.contains(format!("key-{i}").as_bytes())));
+    }
+}
+
+/// Xor and binary fuse files whose tables were peeled in the earlier last-in-first-out order
+/// (tests/data/README.md) load and answer exactly as the build that wrote them, while a build
+/// of the same keys today (first-in-first-out for these small tables) makes a different table
+/// that answers for every key as well.
+#[test]
+fn static_files_of_the_stack_peeling_answer_the_same() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
+    let answers = |f: &AnyFilter| -> std::collections::BTreeSet<String> {
+        (0..20_000)
+            .map(|j| format!("absent-{j}"))
+            .filter(|a| f.contains(a.as_bytes()))
+            .collect()
+    };
+    let keys: Vec<String> = (0..1_000).map(|i| format!("key-{i}")).collect();
+    for (name, kind, arity) in [
+        ("xor-8-stack-peel", FilterKind::Xor, 0),
+        ("binary-fuse-8-a3-stack-peel", FilterKind::BinaryFuse, 3),
+        ("binary-fuse-8-a4-stack-peel", FilterKind::BinaryFuse, 4),
+    ] {
+        let b = std::fs::read(format!("{dir}/{name}.bloom")).unwrap();
+        let positives: std::collections::BTreeSet<String> =
+            std::fs::read_to_string(format!("{dir}/{name}.positives.txt"))
+                .unwrap()
+                .lines()
+                .map(str::to_owned)
+                .collect();
+        assert!(positives.len() > 40, "{name}");
+        let f = AnyFilter::from_bytes(&b, &LoadOptions::new()).unwrap();
+        assert_eq!(f.kind(), kind, "{name}");
+        assert!(keys.iter().all(|k| f.contains(k.as_bytes())), "{name}");
+        assert_eq!(answers(&f), positives, "{name}");
+        let spec = FilterSpec {
+            fingerprint_bits: 8,
+            arity,
+            ..FilterSpec::new(kind, 1_000, 0.004)
+        };
+        let today = AnyFilter::build_from(&spec, keys.iter().map(String::as_bytes)).unwrap();
+        assert!(keys.iter().all(|k| today.contains(k.as_bytes())), "{name}");
+        assert!(
+            today.to_bytes(&SaveOptions::default()).unwrap() != b,
+            "{name}: today's table is the stack order's"
+        );
     }
 }
