@@ -10,7 +10,9 @@
 //! Run: `cargo bench --bench paired` (n = 10^4 and 10^6; `BLOOMLAB_BENCH_SIZES` as for the
 //! criterion bench, `BLOOMLAB_PAIRED_ROUNDS` rounds, default 31). Positional arguments keep only
 //! the ratios whose label contains one of them; a run without them writes
-//! `results/bench/paired.md`, and any run writes `$BLOOMLAB_PAIRED_OUT` if that is set.
+//! `results/bench/paired.md` and its figure `paired.svg` (n = 10^4), and any run writes
+//! `$BLOOMLAB_PAIRED_OUT` if that is set. `BLOOMLAB_PAIRED_REPLOT=1` redraws the figure from the
+//! committed `paired.md` without measuring (and a PNG copy too, at `$BLOOMLAB_PAIRED_PNG`).
 //!
 //! A static build allocates scratch arrays, and with glibc's default *dynamic* mmap threshold
 //! whether they come fresh from the kernel (page faults) or from memory freed earlier depends on
@@ -239,6 +241,120 @@ fn verdict(m: &Measured, max: f64) -> &'static str {
     }
 }
 
+/// A measured ratio, for the figure.
+struct Plotted {
+    n: u64,
+    a: &'static str,
+    op: &'static str,
+    ratio: (f64, f64, f64),
+    target: f64,
+}
+
+/// The panels of the figure: (title, the numerators shown, their category names).
+const PANELS: [(&str, &[(&str, &str)]); 4] = [
+    (
+        "Bloom filters against fastbloom and sbbf-rs-safe (same hash)",
+        &[
+            ("bloomlab-standard-sip13-64", "standard SipHash"),
+            ("bloomlab-standard-foldhash-64", "standard foldhash"),
+            ("bloomlab-split-block-xxh3", "split-block xxh3"),
+            ("bloomlab-blocked", "blocked xxh3"),
+            ("bloomlab-blocked-foldhash", "blocked foldhash"),
+        ],
+    ),
+    (
+        "cuckoo against cuckoofilter, scalable against growable-bloom-filter (target 0.5)",
+        &[
+            ("bloomlab-cuckoo", "cuckoo"),
+            ("bloomlab-cuckoo-peershape", "cuckoo, peer's table"),
+            ("bloomlab-scalable", "scalable, one layer"),
+            ("bloomlab-scalable-grown", "scalable, grown"),
+        ],
+    ),
+    (
+        "static sets against xorf (same keys)",
+        &[
+            ("bloomlab-fuse8", "fuse 8-bit"),
+            ("bloomlab-fuse16", "fuse 16-bit"),
+            ("bloomlab-xor8", "xor 8-bit"),
+            ("bloomlab-xor16", "xor 16-bit"),
+        ],
+    ),
+    (
+        "the registry's AnyFilter against the concrete type (target 1.3)",
+        &[
+            ("standard-any", "standard"),
+            ("counting-any", "counting"),
+            ("blocked-any", "blocked"),
+            ("split-block-any", "split-block"),
+            ("scalable-any", "scalable"),
+            ("cuckoo-any", "cuckoo"),
+            ("xor-any", "xor"),
+            ("binary-fuse-any", "binary fuse"),
+        ],
+    ),
+];
+
+/// Every ratio at `n` over its target (1 = the target: at or below it is met), with its 95%
+/// interval, one panel per family, inserts (or builds), hits and misses side by side.
+fn figure(rows: &[Plotted], n: u64) -> bloomlab::plot::Chart {
+    use bloomlab::plot::{Axis, Chart, Legend, Panel, Point, Series, Style};
+    let panels = PANELS
+        .iter()
+        .map(|(title, members)| {
+            let mut series = Vec::new();
+            for (c, (op, name, dx)) in [
+                ("insert", "insert or build", -0.2),
+                ("query_hit", "hit", 0.0),
+                ("query_miss", "miss", 0.2),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                let points = members
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, (a, _))| {
+                        let r = rows.iter().find(|r| {
+                            r.n == n
+                                && r.a == *a
+                                && (r.op == op || (op == "insert" && r.op == "build"))
+                        })?;
+                        let (m, lo, hi) = r.ratio;
+                        let t = r.target;
+                        Some(Point::with_interval(i as f64 + dx, m / t, lo / t, hi / t))
+                    })
+                    .collect();
+                series.push(Series::new(name, Style::Points, c).with_points(points));
+            }
+            let last = members.len() as f64 - 1.0;
+            series.push(Series {
+                label: "the target".into(),
+                style: Style::Dashed,
+                color: None,
+                points: vec![Point::new(-0.4, 1.0), Point::new(last + 0.4, 1.0)],
+            });
+            Panel {
+                title: (*title).to_string(),
+                x: Axis {
+                    categories: Some(members.iter().map(|(_, c)| (*c).to_string()).collect()),
+                    ..Axis::linear("")
+                },
+                y: Axis {
+                    range: Some((0.0, 1.6)),
+                    ..Axis::linear("ratio / target (median, 95% interval)")
+                },
+                series,
+                legend: Legend::UpperLeft,
+            }
+        })
+        .collect();
+    Chart::book(
+        &format!("Paired ratios at n = {n}, each over its target: at or below 1 is met"),
+        panels,
+    )
+}
+
 /// The commit measured, with a mark when tracked files differ from it.
 fn git_head() -> String {
     let git = |args: &[&str]| {
@@ -257,8 +373,67 @@ fn git_head() -> String {
     }
 }
 
+/// The measured rows of a written table (`paired.md`), read back for the figure: each table
+/// row's label is matched to its ratio, and its median and interval parsed.
+fn read_back(text: &str, rows: &[Row]) -> Vec<Plotted> {
+    let mut n = 0u64;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if let Some(v) = line.strip_prefix("## n = ") {
+            n = v.trim().parse().unwrap_or(0);
+            continue;
+        }
+        let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
+        let (Some(label), Some(ratio)) = (cells.first(), cells.get(3)) else {
+            continue;
+        };
+        let Some(r) = rows.iter().find(|r| r.label == *label) else {
+            continue;
+        };
+        let nums: Vec<f64> = ratio
+            .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .filter_map(|x| x.parse().ok())
+            .collect();
+        if let [m, lo, hi] = nums[..] {
+            out.push(Plotted {
+                n,
+                a: r.a,
+                op: base_op(r.op),
+                ratio: (m, lo, hi),
+                target: r.target.max,
+            });
+        }
+    }
+    out
+}
+
 fn main() {
     let keep = settings::filters();
+    // Redraw the figure from the committed table, without measuring.
+    if std::env::var_os("BLOOMLAB_PAIRED_REPLOT").is_some() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("results/bench");
+        let text = std::fs::read_to_string(dir.join("paired.md")).unwrap_or_default();
+        let got = read_back(&text, &rows(&[]));
+        let Some(n) = got.iter().map(|p| p.n).min() else {
+            eprintln!("paired: no rows in {}", dir.join("paired.md").display());
+            std::process::exit(2);
+        };
+        let chart = figure(&got, n);
+        let png = std::env::var_os("BLOOMLAB_PAIRED_PNG").map(std::path::PathBuf::from);
+        if let Err(e) = chart
+            .save_svg(&dir.join("paired.svg"))
+            .and_then(|()| png.map_or(Ok(()), |p| chart.save_png(&p)))
+        {
+            eprintln!("paired: cannot write the figure: {e}");
+            std::process::exit(2);
+        }
+        eprintln!(
+            "wrote {} ({} rows)",
+            dir.join("paired.svg").display(),
+            got.len()
+        );
+        return;
+    }
     let rounds: usize = std::env::var("BLOOMLAB_PAIRED_ROUNDS")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -289,6 +464,7 @@ fn main() {
     let load0 = settings::loadavg();
     let mut md = String::new();
     let mut counts = [0usize; 3];
+    let mut plotted: Vec<Plotted> = Vec::new();
     for &n in &sizes {
         let _ = writeln!(
             md,
@@ -334,6 +510,13 @@ fn main() {
                 }] += 1;
                 let (rm, rl, rh) = m.ratio;
                 let (wm, wl, wh) = m.witness;
+                plotted.push(Plotted {
+                    n,
+                    a: r.a,
+                    op: base_op(r.op),
+                    ratio: m.ratio,
+                    target: r.target.max,
+                });
                 let _ = writeln!(
                     md,
                     "| {} | {:.2} | {:.2} | **{rm:.2}** [{rl:.2}, {rh:.2}] | {wm:.2} [{wl:.2}, {wh:.2}] | ≤ {} | {v} |",
@@ -375,6 +558,16 @@ fn main() {
         counts[2],
     );
     let text = head + &md;
+    if keep.is_empty() && std::env::var_os("BLOOMLAB_PAIRED_OUT").is_none() {
+        let svg = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("results/bench/paired.svg");
+        match figure(&plotted, sizes[0]).save_svg(&svg) {
+            Ok(()) => eprintln!("wrote {}", svg.display()),
+            Err(e) => {
+                eprintln!("paired: cannot write {}: {e}", svg.display());
+                std::process::exit(2);
+            }
+        }
+    }
     print!("{text}");
     let out = std::env::var_os("BLOOMLAB_PAIRED_OUT").map(std::path::PathBuf::from);
     if let Some(path) = out.or_else(|| {
