@@ -88,18 +88,20 @@ fn base_op(op: &str) -> &str {
     op.strip_prefix("dynamic_").unwrap_or(op)
 }
 
-/// Per-subject state of the insert measurement: the next fresh key (the filter holds between
-/// n/2 and n keys, as in the criterion bench).
-struct Inserting {
-    next: u64,
-}
-
-/// Time `batches` batches of `op` on subject `s` (keys from `seed`), in ns per key.
+/// Time `batches` batches of `op` on subject `s` (keys from `seed`), in ns per key. A build
+/// constructs `e` from `all` (the n present keys); an insert adds fresh keys from `next` on, and
+/// refills the filter to n/2 (untimed) when they run out, so that it holds between n/2 and n keys
+/// as in the criterion bench.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the subject, its insert position and the key set vary per call; a struct of them would be built once"
+)]
 fn slice(
     op: &str,
     e: &Entry,
     s: &mut Box<dyn Subject>,
-    ins: &mut Inserting,
+    next: &mut u64,
+    all: &[u64],
     n: u64,
     seed: u64,
     batches: usize,
@@ -107,10 +109,9 @@ fn slice(
     let mut total = Duration::ZERO;
     match op {
         "build" => {
-            let all: Vec<u64> = (0..n).map(key).collect();
             for _ in 0..batches {
                 let t = Instant::now();
-                black_box((e.build)(n, P, black_box(&all)));
+                black_box((e.build)(n, P, black_box(all)));
                 total += t.elapsed();
             }
             return total.as_nanos() as f64 / (batches as f64 * n as f64);
@@ -119,15 +120,15 @@ fn slice(
             let half = n / 2;
             let mut buf = vec![0u64; BATCH];
             for _ in 0..batches {
-                if ins.next + BATCH as u64 > n {
+                if *next + BATCH as u64 > n {
                     s.reset();
                     filters::fill_range(s.as_mut(), 0, half);
-                    ins.next = half;
+                    *next = half;
                 }
                 for (j, k) in buf.iter_mut().enumerate() {
-                    *k = key(ins.next + j as u64);
+                    *k = key(*next + j as u64);
                 }
-                ins.next += BATCH as u64;
+                *next += BATCH as u64;
                 let t = Instant::now();
                 s.insert_batch(black_box(&buf));
                 total += t.elapsed();
@@ -184,16 +185,21 @@ fn measure_pair(a: &Entry, b: &Entry, n: u64, ops: &[&str], rounds: usize) -> Ve
         .iter()
         .map(|e| filters::build_filled(e, n, n))
         .collect();
+    let all: Vec<u64> = if ops.contains(&"build") {
+        (0..n).map(key).collect()
+    } else {
+        Vec::new()
+    };
     let mut out = Vec::new();
     for &op in ops {
-        let mut ins: Vec<Inserting> = (0..3).map(|_| Inserting { next: n }).collect();
+        let mut next = [n; 3];
         // Warm up every side once (an insert's first slice also refills the filter to n/2),
         // then size the slice from the slowest side's second one-batch slice.
         let per_batch = (0..3)
             .map(|i| {
-                slice(op, sides[i], &mut subjects[i], &mut ins[i], n, 1, 1);
+                slice(op, sides[i], &mut subjects[i], &mut next[i], &all, n, 1, 1);
                 let t = Instant::now();
-                slice(op, sides[i], &mut subjects[i], &mut ins[i], n, 2, 1);
+                slice(op, sides[i], &mut subjects[i], &mut next[i], &all, n, 2, 1);
                 t.elapsed()
             })
             .max()
@@ -207,7 +213,8 @@ fn measure_pair(a: &Entry, b: &Entry, n: u64, ops: &[&str], rounds: usize) -> Ve
                     op,
                     sides[i],
                     &mut subjects[i],
-                    &mut ins[i],
+                    &mut next[i],
+                    &all,
                     n,
                     seed,
                     batches,
@@ -227,17 +234,18 @@ fn measure_pair(a: &Entry, b: &Entry, n: u64, ops: &[&str], rounds: usize) -> Ve
     out
 }
 
-/// "met", "missed" or "not decided" for a ratio's interval against its target, given the witness.
-fn verdict(m: &Measured, max: f64) -> &'static str {
+/// What a ratio's interval says against its target, given the witness: (0 met, 1 missed, 2 not
+/// decided — the index of the tally — and the table's words).
+fn verdict(m: &Measured, max: f64) -> (usize, &'static str) {
     let (_, lo, hi) = m.ratio;
     if (m.witness.0 - 1.0).abs() > 0.10 {
-        "not decided (witness off by > 10%)"
+        (2, "not decided (witness off by > 10%)")
     } else if hi <= max {
-        "✓ met"
+        (0, "✓ met")
     } else if lo > max {
-        "✗ missed"
+        (1, "✗ missed")
     } else {
-        "not decided (interval spans the target)"
+        (2, "not decided (interval spans the target)")
     }
 }
 
@@ -464,7 +472,6 @@ fn main() {
     let load0 = settings::loadavg();
     let mut md = String::new();
     let mut counts = [0usize; 3];
-    let mut plotted: Vec<Plotted> = Vec::new();
     for &n in &sizes {
         let _ = writeln!(
             md,
@@ -500,23 +507,10 @@ fn main() {
             );
             let ops: Vec<&str> = mine.iter().map(|r| base_op(r.op)).collect();
             for (r, m) in mine.iter().zip(measure_pair(ea, eb, n, &ops, rounds)) {
-                let v = verdict(&m, r.target.max);
-                counts[if v.starts_with('✓') {
-                    0
-                } else if v.starts_with('✗') {
-                    1
-                } else {
-                    2
-                }] += 1;
+                let (tally, v) = verdict(&m, r.target.max);
+                counts[tally] += 1;
                 let (rm, rl, rh) = m.ratio;
                 let (wm, wl, wh) = m.witness;
-                plotted.push(Plotted {
-                    n,
-                    a: r.a,
-                    op: base_op(r.op),
-                    ratio: m.ratio,
-                    target: r.target.max,
-                });
                 let _ = writeln!(
                     md,
                     "| {} | {:.2} | {:.2} | **{rm:.2}** [{rl:.2}, {rh:.2}] | {wm:.2} [{wl:.2}, {wh:.2}] | ≤ {} | {v} |",
@@ -560,7 +554,8 @@ fn main() {
     let text = head + &md;
     if keep.is_empty() && std::env::var_os("BLOOMLAB_PAIRED_OUT").is_none() {
         let svg = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("results/bench/paired.svg");
-        match figure(&plotted, sizes[0]).save_svg(&svg) {
+        // Drawn from the table just written, as `BLOOMLAB_PAIRED_REPLOT` draws it.
+        match figure(&read_back(&text, &all), sizes[0]).save_svg(&svg) {
             Ok(()) => eprintln!("wrote {}", svg.display()),
             Err(e) => {
                 eprintln!("paired: cannot write {}: {e}", svg.display());

@@ -431,27 +431,36 @@ fn fuzz_regressions_load_or_refuse_and_answer_at_once() {
     assert!(seen >= 4, "regression seeds missing: {seen}");
 }
 
+/// A file of `tests/data` (see its README) and the absent keys its writer answered
+/// maybe-present (`NAME.positives.txt`, one per line).
+fn data_file(name: &str) -> (Vec<u8>, std::collections::BTreeSet<String>) {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
+    let b = std::fs::read(format!("{dir}/{name}.bloom")).unwrap();
+    let positives = std::fs::read_to_string(format!("{dir}/{name}.positives.txt"))
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    (b, positives)
+}
+
+/// Which of `absent-0` … `absent-{count - 1}` `f` answers maybe-present.
+fn absent_positives(f: &AnyFilter, count: u32) -> std::collections::BTreeSet<String> {
+    (0..count)
+        .map(|j| format!("absent-{j}"))
+        .filter(|a| f.contains(a.as_bytes()))
+        .collect()
+}
+
 /// A scalable filter written before the bounded layer rule (tests/data/README.md) still loads,
 /// answers exactly as the build that wrote it, keeps its legacy layers, grows new ones by the
 /// current rule, and round-trips with both kinds of layer.
 #[test]
 fn legacy_scalable_file_loads_and_answers_the_same() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
-    let b = std::fs::read(format!("{dir}/scalable-legacy-n0-1.bloom")).unwrap();
-    let positives: std::collections::BTreeSet<String> =
-        std::fs::read_to_string(format!("{dir}/scalable-legacy-n0-1.positives.txt"))
-            .unwrap()
-            .lines()
-            .map(str::to_owned)
-            .collect();
+    let (b, positives) = data_file("scalable-legacy-n0-1");
     assert_eq!(positives.len(), 154);
     let mut f = AnyFilter::from_bytes(&b, &LoadOptions::new()).unwrap();
-    let answers = |f: &AnyFilter| -> std::collections::BTreeSet<String> {
-        (0..5_000)
-            .map(|j| format!("absent-{j}"))
-            .filter(|a| f.contains(a.as_bytes()))
-            .collect()
-    };
+    let answers = |f: &AnyFilter| absent_positives(f, 5_000);
     assert!((0..100).all(|i| f.contains(format!("key-{i}").as_bytes())));
     assert_eq!(answers(&f), positives);
     let AnyFilter::Scalable(s) = &f else {
@@ -498,25 +507,12 @@ fn legacy_scalable_file_loads_and_answers_the_same() {
 /// build that wrote it, keeps working (insert, remove), and saves again in its own layout.
 #[test]
 fn legacy_cuckoo_file_loads_and_answers_the_same() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
-    let b = std::fs::read(format!("{dir}/cuckoo-v1-n1000.bloom")).unwrap();
-    let positives: std::collections::BTreeSet<String> =
-        std::fs::read_to_string(format!("{dir}/cuckoo-v1-n1000.positives.txt"))
-            .unwrap()
-            .lines()
-            .map(str::to_owned)
-            .collect();
+    let (b, positives) = data_file("cuckoo-v1-n1000");
     assert_eq!(positives.len(), 12);
     let mut f = AnyFilter::from_bytes(&b, &LoadOptions::new()).unwrap();
-    let answers = |f: &AnyFilter| -> std::collections::BTreeSet<String> {
-        (0..20_000)
-            .map(|j| format!("absent-{j}"))
-            .filter(|a| f.contains(a.as_bytes()))
-            .collect()
-    };
     assert_eq!(f.len(), 999);
     assert!((1..1000).all(|i| f.contains(format!("key-{i}").as_bytes())));
-    assert_eq!(answers(&f), positives);
+    assert_eq!(absent_positives(&f, 20_000), positives);
     {
         let AnyFilter::Cuckoo(c) = &f else {
             panic!("{:?}", f.kind())
@@ -549,26 +545,14 @@ fn legacy_cuckoo_file_loads_and_answers_the_same() {
 /// keep it; a filter built today uses the new layout and round-trips in it.
 #[test]
 fn legacy_blocked_and_split_block_files_answer_the_same() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
-    let answers = |f: &AnyFilter| -> std::collections::BTreeSet<String> {
-        (0..5_000)
-            .map(|j| format!("absent-{j}"))
-            .filter(|a| f.contains(a.as_bytes()))
-            .collect()
-    };
+    let answers = |f: &AnyFilter| absent_positives(f, 5_000);
     for name in [
         "blocked-legacy-xxh3",
         "blocked-legacy-murmur3",
         "split-block-legacy-xxh3",
         "split-block-legacy-sip13",
     ] {
-        let b = std::fs::read(format!("{dir}/{name}.bloom")).unwrap();
-        let positives: std::collections::BTreeSet<String> =
-            std::fs::read_to_string(format!("{dir}/{name}.positives.txt"))
-                .unwrap()
-                .lines()
-                .map(str::to_owned)
-                .collect();
+        let (b, positives) = data_file(name);
         assert!(positives.len() > 20, "{name}");
         let f = AnyFilter::from_bytes(&b, &LoadOptions::new()).unwrap();
         assert!(
@@ -616,31 +600,18 @@ fn legacy_blocked_and_split_block_files_answer_the_same() {
 /// that answers for every key as well.
 #[test]
 fn static_files_of_the_stack_peeling_answer_the_same() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
-    let answers = |f: &AnyFilter| -> std::collections::BTreeSet<String> {
-        (0..20_000)
-            .map(|j| format!("absent-{j}"))
-            .filter(|a| f.contains(a.as_bytes()))
-            .collect()
-    };
     let keys: Vec<String> = (0..1_000).map(|i| format!("key-{i}")).collect();
     for (name, kind, arity) in [
         ("xor-8-stack-peel", FilterKind::Xor, 0),
         ("binary-fuse-8-a3-stack-peel", FilterKind::BinaryFuse, 3),
         ("binary-fuse-8-a4-stack-peel", FilterKind::BinaryFuse, 4),
     ] {
-        let b = std::fs::read(format!("{dir}/{name}.bloom")).unwrap();
-        let positives: std::collections::BTreeSet<String> =
-            std::fs::read_to_string(format!("{dir}/{name}.positives.txt"))
-                .unwrap()
-                .lines()
-                .map(str::to_owned)
-                .collect();
+        let (b, positives) = data_file(name);
         assert!(positives.len() > 40, "{name}");
         let f = AnyFilter::from_bytes(&b, &LoadOptions::new()).unwrap();
         assert_eq!(f.kind(), kind, "{name}");
         assert!(keys.iter().all(|k| f.contains(k.as_bytes())), "{name}");
-        assert_eq!(answers(&f), positives, "{name}");
+        assert_eq!(absent_positives(&f, 20_000), positives, "{name}");
         let spec = FilterSpec {
             fingerprint_bits: 8,
             arity,

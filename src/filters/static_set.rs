@@ -278,11 +278,15 @@ pub(crate) fn peel_attempts<H: ItemHasher, const A: usize, P: Fn(u64) -> [u32; A
             0
         };
         fill_mixed(&mut mixed, &hashes, seed, bits, &mut peeler.hist)?;
-        peeler.queue = bits == 0;
+        let order = if bits == 0 {
+            Order::Queue
+        } else {
+            Order::Stack
+        };
         let keys = &mut mixed[..hashes.len()];
         let ok = match &mut table {
-            Table::F8(t) => peeler.peel(keys, t, c.positions)?,
-            Table::F16(t) => peeler.peel(keys, t, c.positions)?,
+            Table::F8(t) => peeler.peel(keys, t, c.positions, order)?,
+            Table::F16(t) => peeler.peel(keys, t, c.positions, order)?,
         };
         if ok {
             return Ok(Peeled {
@@ -476,6 +480,25 @@ fn zeroed_scratch<T: Zeroable>(v: &mut Vec<T>, n: usize) -> Result<()> {
     Ok(())
 }
 
+/// In which order the peeling takes the slots whose count reached 1.
+///
+/// A queue's next entry was written long before it is read, and its head moves by one a
+/// key, so consecutive peelings do not wait for each other: when the keys come in random
+/// order (every xor filter, and binary fuse tables of at most [`SORT_FROM_SLOTS`] slots)
+/// the out-of-order core overlaps them. An xor build of 10⁴ keys took 9.6 ns a key this way
+/// against 15.7 with the stack, whose next pop is usually the entry just pushed and so waits
+/// for that key's count test (`xorf` 9.2–9.5 in the same process, freed memory reused). When
+/// the keys come in window order (larger binary fuse tables) the stack's depth-first order
+/// keeps the peeling inside the window in cache, and the queue's breadth-first sweeps cost
+/// more: at 10⁶ keys 35.2 against 31.6 ns, at 10⁷ 61.1 against 48.8.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Order {
+    /// First in, first out: for keys in random order.
+    Queue,
+    /// Last in, first out: for keys in window order.
+    Stack,
+}
+
 /// Scratch space of one peeling, kept across attempts.
 #[derive(Debug, Default)]
 pub(crate) struct Peeler {
@@ -485,24 +508,12 @@ pub(crate) struct Peeler {
     count32: Vec<u32>,
     /// XOR of the hashes of those keys (the key itself once the count is 1).
     xors: Vec<u64>,
-    /// Slots whose count reached 1, taken as a queue or as a stack (see [`Peeler::queue`]).
+    /// Slots whose count reached 1, taken as a queue or as a stack (see [`Order`]).
     alone: Vec<u32>,
     /// For each peeled key, in peeling order, which of its slots it was peeled from.
     which: Vec<u8>,
     /// Counting-sort buckets.
     hist: Vec<u32>,
-    /// Take the slots whose count reached 1 first in, first out (else last in, first out).
-    ///
-    /// A queue's next entry was written long before it is read, and its head moves by one a
-    /// key, so consecutive peelings do not wait for each other: when the keys come in random
-    /// order (every xor filter, and binary fuse tables of at most [`SORT_FROM_SLOTS`] slots)
-    /// the out-of-order core overlaps them. An xor build of 10⁴ keys took 9.6 ns a key this way
-    /// against 15.7 with the stack, whose next pop is usually the entry just pushed and so waits
-    /// for that key's count test (`xorf` 9.2–9.5 in the same process, freed memory reused). When
-    /// the keys come in window order (larger binary fuse tables) the stack's depth-first order
-    /// keeps the peeling inside the window in cache, and the queue's breadth-first sweeps cost
-    /// more: at 10⁶ keys 35.2 against 31.6 ns, at 10⁷ 61.1 against 48.8.
-    pub(crate) queue: bool,
 }
 
 impl Peeler {
@@ -512,7 +523,7 @@ impl Peeler {
     /// (try another seed). `hashes` is reused for the peeling order (its contents are gone
     /// after the call).
     ///
-    /// The result depends on the key *set* (and on [`Peeler::queue`]) only, not on the order of
+    /// The result depends on the key *set* (and on `order`) only, not on the order of
     /// `hashes`: the counts and XORs are sums, the queue or stack starts from a scan of the slots
     /// in order, and the peeling then reads only counts and XORs.
     pub(crate) fn peel<const A: usize, F: Slot>(
@@ -520,14 +531,15 @@ impl Peeler {
         hashes: &mut [u64],
         table: &mut [F],
         pos: impl Fn(u64) -> [u32; A],
+        order: Order,
     ) -> Result<bool> {
         let mut count8 = std::mem::take(&mut self.count8);
-        let r = match self.peel_with(&mut count8, hashes, table, &pos)? {
+        let r = match self.peel_with(&mut count8, hashes, table, &pos, order)? {
             Some(ok) => Ok(ok),
             None => {
                 // A slot held 256 or more keys (its byte wrapped): count again at 32 bits.
                 let mut count32 = std::mem::take(&mut self.count32);
-                let r = self.peel_with(&mut count32, hashes, table, &pos)?;
+                let r = self.peel_with(&mut count32, hashes, table, &pos, order)?;
                 self.count32 = count32;
                 Ok(r.unwrap_or(false))
             }
@@ -544,6 +556,7 @@ impl Peeler {
         hashes: &mut [u64],
         table: &mut [F],
         pos: &impl Fn(u64) -> [u32; A],
+        order: Order,
     ) -> Result<Option<bool>> {
         let slots = table.len();
         let n = hashes.len();
@@ -579,7 +592,7 @@ impl Peeler {
         if sum != (A as u64) * (n as u64) {
             return Ok(None);
         }
-        let done = if self.queue {
+        let done = if order == Order::Queue {
             peel_loop::<true, A, C>(count, xors, alone, which, hashes, pos, top)
         } else {
             peel_loop::<false, A, C>(count, xors, alone, which, hashes, pos, top)
@@ -724,14 +737,16 @@ mod tests {
                 [0, 1 + 2 * k, 2 + 2 * k]
             };
             let keys: Vec<u64> = (0..n).map(|k| (u64::from(k) << 32) | 0x5a5a).collect();
-            let mut hashes = keys.clone();
-            let mut table = vec![0u8; 1 + 2 * n as usize];
-            let ok = Peeler::default()
-                .peel(&mut hashes, &mut table, pos)
-                .expect("peel");
-            assert!(ok, "n = {n}");
-            for &h in &keys {
-                assert!(matches(&table, h, pos(h)), "n = {n}, key {h:#x}");
+            for order in [Order::Queue, Order::Stack] {
+                let mut hashes = keys.clone();
+                let mut table = vec![0u8; 1 + 2 * n as usize];
+                let ok = Peeler::default()
+                    .peel(&mut hashes, &mut table, pos, order)
+                    .expect("peel");
+                assert!(ok, "n = {n}, {order:?}");
+                for &h in &keys {
+                    assert!(matches(&table, h, pos(h)), "n = {n}, {order:?}, key {h:#x}");
+                }
             }
         }
     }
