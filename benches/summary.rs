@@ -127,12 +127,6 @@ fn read_one(dir: &Path, out: &mut Results) {
 
 fn machine() -> String {
     let cpu = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    let field = |name: &str| {
-        cpu.lines()
-            .find(|l| l.starts_with(name))
-            .and_then(|l| l.split(':').nth(1))
-            .map_or("?".to_string(), |v| v.trim().to_string())
-    };
     let cpus = cpu.lines().filter(|l| l.starts_with("processor")).count();
     let mut caches = Vec::new();
     for i in 0..5 {
@@ -161,7 +155,7 @@ fn machine() -> String {
         .unwrap_or_default();
     format!(
         "- CPU: {} ({cpus} logical CPUs visible), caches: {}\n- {}\n- kernel {}, {}\n- {}\n",
-        field("model name"),
+        settings::cpu_model(),
         caches.join(", "),
         mem.split_whitespace().collect::<Vec<_>>().join(" "),
         kernel.trim(),
