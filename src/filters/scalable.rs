@@ -422,6 +422,9 @@ fn ed_direct(m: u64, k: u32) -> bool {
     m > u64::from(k) && m <= 1 << 63
 }
 
+/// How many of a layer's probes a query tests before it branches on them ([`ed_contains`]).
+const GROUP: u64 = 4;
+
 /// Enhanced double hashing's k positions of the hash `h` in `[0, m)` (Dillinger & Manolios
 /// 2004, FMCAD: `x += y; y += i`, mod m), exactly as [`EnhancedDoubleHashing`] computes them
 /// (a test compares them), handed to `f` until it returns false. Written out here so that a
@@ -457,22 +460,72 @@ fn ed_walk(h: Hash128, k: u32, m: u64, mut f: impl FnMut(u64) -> bool) -> bool {
     true
 }
 
-/// Whether every one of `h`'s positions is set in the layer `bits` with `k` hashes.
+/// Whether every one of `h`'s positions is set in the layer `bits` with `k` hashes: the
+/// positions of [`ed_walk`], the first [`GROUP`] of them tested with one branch.
+///
+/// A query that misses a layer stops at the layer's first clear bit, and in a layer near
+/// capacity about half the bits are set, so where that bit lies is a coin toss: testing probe by
+/// probe, the loop's exit branch is mispredicted about once a layer, and a grown filter's miss
+/// visits every layer (about ten). Testing the first four probes without a branch and then
+/// branching once on all four is mispredicted only when all four are set (1 in 16 in a half-full
+/// layer), and the four loads are independent, so a layer larger than the caches has them in
+/// flight together. The probes after the first four are tested one by one with an early exit,
+/// as before: a query gets there almost only in the layer that holds its item, where every
+/// probe passes and the branches are predicted (testing all k in groups cost hits 60% more
+/// time: more instructions, nothing mispredicted to save). A layer with k < 4 is tested probe
+/// by probe ([`ed_walk`]). Paired bench, n = 10^4, against probe by probe: a grown filter's
+/// miss 108 → 54 ns, a one-layer miss 17.0 → 10.5 ns; the price is paid by hits, which compute
+/// the group's four positions and both reductions before their first branch: 12.7 → 15.7 ns
+/// (one layer), 32.3 → 37.4 ns (grown).
 #[inline(always)]
-fn ed_contains(bits: &BitVec, k: u32, h: Hash128) -> bool {
+fn ed_contains(bits: &BitVec, k32: u32, h: Hash128) -> bool {
     let (words, m) = (bits.words(), bits.len());
     debug_assert_eq!(words.len() as u64, m.div_ceil(64));
-    ed_walk(h, k, m, |i| {
-        debug_assert!(i < m);
-        // SAFETY: `ed_walk` hands out positions in [0, m) only (each is `reduce(·, m)` or a sum
-        // of two values below m reduced by one conditional subtraction of m), and a `BitVec` of
-        // m bits holds ⌈m/64⌉ words (`BitVec::new` / `from_words` check it), so i/64 is in
-        // bounds. Skipping the check saves 2 of the ~19 instructions of a probe, where a grown
-        // filter's query spends nearly all its time (the gate's `lab_scalable_grown` hit).
-        #[allow(unsafe_code)]
-        let w = unsafe { *words.get_unchecked((i >> 6) as usize) };
-        w & (1u64 << (i & 63)) != 0
-    })
+    debug_assert!(ed_direct(m, k32));
+    let k = u64::from(k32);
+    // SAFETY: every x handed to `bit` is a walk position in [0, m) (the first is `reduce(·, m)`,
+    // each next one a sum of two values below m reduced by one conditional subtraction; the
+    // walk's step stays below m while its index is below m, and it is below k < m, see
+    // `ed_direct`), and a `BitVec` of m bits holds ⌈m/64⌉ words (`BitVec::new` /
+    // `from_words` check it), so x/64 is in bounds. Skipping the check saves 2 of the ~16
+    // instructions of a probe, where a grown filter's query spends nearly all its time (the
+    // gate's `lab_scalable_grown` rows).
+    #[allow(unsafe_code)]
+    let bit = |x: u64| (unsafe { *words.get_unchecked((x >> 6) as usize) } >> (x & 63)) & 1;
+    let mut x = reduce(h.lo, m);
+    let mut ym = reduce(h.hi, m).wrapping_sub(m);
+    // Moves (x, ym) from position `i` of the walk to position `i + 1`.
+    let step = |x: &mut u64, ym: &mut u64, i: u64| {
+        let (t, wrapped) = x.overflowing_add(*ym);
+        *x = select_unpredictable(wrapped, t, t.wrapping_add(m));
+        let (u, wrapped) = ym.overflowing_add(i + 1);
+        *ym = u;
+        if wrapped {
+            cold_path();
+            *ym = u.wrapping_sub(m);
+        }
+    };
+    if k < GROUP {
+        // A layer built for a rate above about 6%: too few probes to group.
+        return ed_walk(h, k32, m, |x| bit(x) != 0);
+    }
+    let mut set = 1u64;
+    for j in 0..GROUP {
+        debug_assert!(x < m);
+        set &= bit(x);
+        step(&mut x, &mut ym, j);
+    }
+    if set == 0 {
+        return false;
+    }
+    for i in GROUP..k {
+        debug_assert!(x < m);
+        if bit(x) == 0 {
+            return false;
+        }
+        step(&mut x, &mut ym, i);
+    }
+    true
 }
 
 impl<H: ItemHasher, S: IndexStrategy> ScalableBloom<H, S> {
@@ -708,6 +761,50 @@ mod tests {
             }
         }
         assert!(!ed_direct(7, 7) && !ed_direct((1 << 63) + 1, 7) && ed_direct(8, 7));
+    }
+
+    /// The grouped test answers exactly as testing enhanced double hashing's k positions one by
+    /// one, on layers from the smallest direct one up, with bits set at densities from sparse
+    /// to nearly full (so every group position, the masked tail included, decides some
+    /// answers), and for k not a multiple of the group.
+    #[test]
+    fn grouped_contains_matches_probe_by_probe() {
+        let mut seed = 0x0fed_cba9_8765_4321u64;
+        let mut next = || {
+            seed = crate::hash::mix64(seed.wrapping_add(0x9E37_79B9_7F4A_7C15));
+            seed
+        };
+        let (mut yes, mut no) = (0u32, 0u32);
+        for m in [5u64, 8, 13, 64, 65, 200, 1000, 95_851] {
+            for k in [1u32, 2, 3, 4, 5, 7, 8, 9, 17] {
+                if !ed_direct(m, k) {
+                    continue;
+                }
+                for density in [1u64, 4, 8, 15] {
+                    // Each bit set with probability density/16.
+                    let mut bits = BitVec::new(m).unwrap();
+                    for i in 0..m {
+                        if next() % 16 < density {
+                            bits.set(i);
+                        }
+                    }
+                    for _ in 0..300 {
+                        let h = Hash128 {
+                            lo: next(),
+                            hi: next(),
+                        };
+                        let mut want = true;
+                        EnhancedDoubleHashing.for_each_hashed(h, k, m, |i| {
+                            want &= bits.get(i);
+                            true
+                        });
+                        assert_eq!(ed_contains(&bits, k, h), want, "m {m} k {k} d {density}");
+                        if want { yes += 1 } else { no += 1 }
+                    }
+                }
+            }
+        }
+        assert!(yes > 1000 && no > 1000, "{yes} present, {no} absent");
     }
 
     /// Inserts set in each layer exactly the bits a standard filter of that layer's m and k
