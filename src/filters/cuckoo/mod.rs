@@ -38,8 +38,13 @@ const ALT_MUL: u64 = 0x9e37_79b9_7f4a_7c15;
 ///   nearly halve the load; schemes that add an offset need a third bucket or a tag bit to
 ///   undo it.) The subtraction's wrap is a conditional add compiled without a branch. When
 ///   `2·i1 ≡ c(fp)` the two buckets coincide (probability about 1/m).
-/// * **Insert** puts the fingerprint in a free slot of `i1` or `i2`; otherwise it evicts a random
-///   entry of one of them and moves that entry to *its* other bucket, up to 500 times.
+/// * **Insert** puts the fingerprint in a free slot of `i1` or `i2`; otherwise it looks one step
+///   ahead (an entry of either bucket whose other bucket has a free slot moves there and the
+///   fingerprint takes its place: one kick), and only if no entry can move does it evict a random
+///   entry and carry it to *its* other bucket (the paper's random walk), looking ahead again at
+///   every bucket it reaches, up to 500 kicks in all. From 47% to 94% load the look-ahead cuts
+///   kicks per insert from 1.39 to 0.38 and the first refusal moves up (96.6% to 97.4% load at
+///   b = 4).
 /// * **Full, without losing anything.** The reference implementation keeps the last homeless
 ///   fingerprint in a one-entry *victim* slot, reports success and refuses every later insert;
 ///   the popular `cuckoofilter` crate returns `NotEnoughSpace` after dropping the last evicted
@@ -485,11 +490,18 @@ impl<H: ItemHasher> CuckooFilter<H> {
     }
 
     // ANCHOR: kick
-    /// Evict and relocate, at most [`model::MAX_KICKS`] times; on failure undo every swap so the
-    /// table is exactly as before.
+    /// Both buckets are full: relocate entries, at most [`model::MAX_KICKS`] moves, looking one
+    /// step ahead before every random eviction; on failure undo every swap so the table is
+    /// exactly as before.
     #[cold]
     #[inline(never)]
     fn kick(&mut self, i1: u64, i2: u64, fp: u64) -> Result<()> {
+        // One move, if an entry of either bucket has room in its other bucket.
+        if self.move_one(i1, fp) || self.move_one(i2, fp) {
+            return self.placed(1);
+        }
+        // Else a random walk (Fan et al. 2014): evict a random entry, carry it to its other
+        // bucket, and look ahead from there again.
         let r = self.next_random();
         let mut i = if r & 1 == 0 { i1 } else { i2 };
         let mut carry = fp;
@@ -501,15 +513,16 @@ impl<H: ItemHasher> CuckooFilter<H> {
             carry = self.table.swap(self.table.slot_offset(i, j), carry);
             i = self.alt(i, carry);
             if self.try_put(i, carry) {
-                let chain = n as u32 + 1;
-                self.kicks = self.kicks.saturating_add(u64::from(chain));
-                self.longest_chain = self.longest_chain.max(chain);
-                self.len += 1;
-                return Ok(());
+                return self.placed(n as u32 + 1);
+            }
+            // The look-ahead move is one more kick: not past the limit.
+            if n + 1 < MAX_KICKS && self.move_one(i, carry) {
+                return self.placed(n as u32 + 2);
             }
         }
         // Undo: step n swapped `carry_n` into slot path[n] of bucket b_n and moved on to
         // b_{n+1} = alt(b_n, carry_{n+1}); so b_n = alt(b_{n+1}, carry_{n+1}), walked backwards.
+        // (A look-ahead that found nothing changed nothing.)
         for &j in path.iter().rev() {
             i = self.alt(i, carry);
             carry = self
@@ -522,6 +535,38 @@ impl<H: ItemHasher> CuckooFilter<H> {
             len: self.len,
             reason: "cuckoo table: no free slot within 500 kicks (table left unchanged)",
         })
+    }
+
+    /// The look-ahead (the breadth-first step of libcuckoo, Li et al. 2014): find the first
+    /// entry of the full bucket `i` whose other bucket has a free slot, move it there and put
+    /// `fp` in its place; changes nothing when no entry can move. A random eviction succeeds
+    /// only when the one entry it picks has room, so at 90% load a walk takes several swaps
+    /// (and may carry an entry straight back); checking all `b` candidates first takes one
+    /// move in most cases.
+    #[inline(always)]
+    fn move_one(&mut self, i: u64, fp: u64) -> bool {
+        // A narrow bucket is read once and its lanes taken by shifts.
+        let word = self.table.narrow_bucket(i);
+        let f = self.fingerprint_bits();
+        for j in 0..self.bucket_size() {
+            let v = match word {
+                Some(w) => (w >> (j * f)) & self.fp_max,
+                None => self.table.get(self.table.slot_offset(i, j)),
+            };
+            if self.try_put(self.alt(i, v), v) {
+                self.table.set(self.table.slot_offset(i, j), fp);
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Count a successful insert that took `chain` kicks.
+    fn placed(&mut self, chain: u32) -> Result<()> {
+        self.kicks = self.kicks.saturating_add(u64::from(chain));
+        self.longest_chain = self.longest_chain.max(chain);
+        self.len += 1;
+        Ok(())
     }
     // ANCHOR_END: kick
 }

@@ -127,6 +127,12 @@ impl Table {
         funnel64(s[0], s[1], (off & 63) as u32) & (self.gmask as u64)
     }
 
+    /// Bucket `i` as one word when it is narrow (`W ≤ 64`), slot `j` at bit `j·f`.
+    #[inline(always)]
+    pub(super) fn narrow_bucket(&self, i: u64) -> Option<u64> {
+        (self.width <= 64).then(|| self.read64(i))
+    }
+
     /// The group of `gbits ≤ 128` bits at bit offset `off`.
     #[inline(always)]
     fn read128(&self, off: u64) -> u128 {
