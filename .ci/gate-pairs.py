@@ -59,11 +59,14 @@ table("Pairs at 1.0 (`peers` group):", "peers", peer_ops, [
     ("standard, SipHash-1-3 64-bit, enhanced-double-64", "lab_standard_sip13_ed64", "fastbloom"),
     ("standard, foldhash, enhanced-double-64", "lab_standard_foldhash_ed64", "fastbloom_foldhash"),
 ], 1.0)
-table("Pairs at 0.5 (`peers` group):", "peers", peer_ops, [
+# Issue 13: every instruction-count ratio <= 1.0; the 0.5 of these two designs is a wall-clock
+# target (results/bench/paired.md), which a grown scalable miss meets with more instructions and
+# fewer mispredicted branches (src/filters/scalable.rs, `ed_contains`).
+table("Cuckoo and scalable (`peers` group; their wall-clock target is 0.5, paired.md):", "peers", peer_ops, [
     ("cuckoo", "lab_cuckoo", "cuckoofilter"),
     ("scalable, one layer", "lab_scalable", "growable"),
     ("scalable, grown 1000x", "lab_scalable_grown", "growable_grown"),
-], 0.5)
+], 1.0)
 table("Static sets against xorf (`static_sets` group; build per key):", "static_sets",
       ["static_build", "static_query_hit", "static_query_miss"], [
     ("xor, 8-bit", "lab_xor8", "xorf_xor8"),
