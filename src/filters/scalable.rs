@@ -727,15 +727,19 @@ mod tests {
         }
     }
 
+    /// A splitmix64 stream from `seed`, for the walk tests.
+    fn rng(mut seed: u64) -> impl FnMut() -> u64 {
+        move || {
+            seed = crate::hash::mix64(seed.wrapping_add(0x9E37_79B9_7F4A_7C15));
+            seed
+        }
+    }
+
     /// The written-out walk gives enhanced double hashing's positions, in order, wherever it
     /// is used (m > k), from tiny layers to m = 2^63, and stops where `f` says.
     #[test]
     fn ed_walk_matches_enhanced_double_hashing() {
-        let mut seed = 0x1234_5678_9abc_def0u64;
-        let mut next = || {
-            seed = crate::hash::mix64(seed.wrapping_add(0x9E37_79B9_7F4A_7C15));
-            seed
-        };
+        let mut next = rng(0x1234_5678_9abc_def0);
         let ms = [
             2u64,
             3,
@@ -801,15 +805,11 @@ mod tests {
 
     /// The grouped test answers exactly as testing enhanced double hashing's k positions one by
     /// one, on layers from the smallest direct one up, with bits set at densities from sparse
-    /// to nearly full (so every group position, the masked tail included, decides some
-    /// answers), and for k not a multiple of the group.
+    /// to nearly full (so every group position decides some answers), for k below, at and not
+    /// a multiple of the group, and on both paths (`grouped` true and false).
     #[test]
     fn grouped_contains_matches_probe_by_probe() {
-        let mut seed = 0x0fed_cba9_8765_4321u64;
-        let mut next = || {
-            seed = crate::hash::mix64(seed.wrapping_add(0x9E37_79B9_7F4A_7C15));
-            seed
-        };
+        let mut next = rng(0x0fed_cba9_8765_4321);
         let (mut yes, mut no) = (0u32, 0u32);
         for m in [5u64, 8, 13, 64, 65, 200, 1000, 95_851] {
             for k in [1u32, 2, 3, 4, 5, 7, 8, 9, 17] {
