@@ -463,19 +463,33 @@ fn ed_walk(h: Hash128, k: u32, m: u64, mut f: impl FnMut(u64) -> bool) -> bool {
     }
     let mut ym = reduce(h.hi, m).wrapping_sub(m);
     for i in 1..u64::from(k) {
-        let (t, wrapped) = x.overflowing_add(ym);
-        x = select_unpredictable(wrapped, t, t.wrapping_add(m));
+        x = ed_add(x, ym, m);
         if !f(x) {
             return false;
         }
-        let (u, wrapped) = ym.overflowing_add(i);
-        ym = u;
-        if wrapped {
-            cold_path();
-            ym = u.wrapping_sub(m);
-        }
+        ym = ed_bump(ym, i, m);
     }
     true
+}
+
+/// The walk's next position: `x + y` mod m for `x, y < m`, with y kept as `ym = y − m` (see
+/// [`ed_walk`]): an addition and a conditional move.
+#[inline(always)]
+fn ed_add(x: u64, ym: u64, m: u64) -> u64 {
+    let (t, wrapped) = x.overflowing_add(ym);
+    select_unpredictable(wrapped, t, t.wrapping_add(m))
+}
+
+/// The walk's next step, `y + i` mod m kept as `y − m` (see [`ed_walk`]): it wraps only when y
+/// lies within i of m, a cold branch. Needs `i < m`.
+#[inline(always)]
+fn ed_bump(ym: u64, i: u64, m: u64) -> u64 {
+    let (u, wrapped) = ym.overflowing_add(i);
+    if wrapped {
+        cold_path();
+        return u.wrapping_sub(m);
+    }
+    u
 }
 
 /// Whether every one of `h`'s positions is set in the layer `bits` with `k` hashes: the
@@ -511,29 +525,20 @@ fn ed_contains(bits: &BitVec, k32: u32, h: Hash128, grouped: bool) -> bool {
     // gate's `lab_scalable_grown` rows).
     #[allow(unsafe_code)]
     let bit = |x: u64| (unsafe { *words.get_unchecked((x >> 6) as usize) } >> (x & 63)) & 1;
-    let mut x = reduce(h.lo, m);
-    let mut ym = reduce(h.hi, m).wrapping_sub(m);
-    // Moves (x, ym) from position `i` of the walk to position `i + 1`.
-    let step = |x: &mut u64, ym: &mut u64, i: u64| {
-        let (t, wrapped) = x.overflowing_add(*ym);
-        *x = select_unpredictable(wrapped, t, t.wrapping_add(m));
-        let (u, wrapped) = ym.overflowing_add(i + 1);
-        *ym = u;
-        if wrapped {
-            cold_path();
-            *ym = u.wrapping_sub(m);
-        }
-    };
     if k < GROUP || !grouped {
         // A layer built for a rate above about 6% (too few probes to group), or a filter
         // larger than the caches (see `GROUP_MAX_BITS`).
         return ed_walk(h, k32, m, |x| bit(x) != 0);
     }
+    let mut x = reduce(h.lo, m);
+    let mut ym = reduce(h.hi, m).wrapping_sub(m);
+    // Position i is tested, then the walk moves on to position i + 1.
     let mut set = 1u64;
-    for j in 0..GROUP {
+    for i in 0..GROUP {
         debug_assert!(x < m);
         set &= bit(x);
-        step(&mut x, &mut ym, j);
+        x = ed_add(x, ym, m);
+        ym = ed_bump(ym, i + 1, m);
     }
     if set == 0 {
         return false;
@@ -543,7 +548,8 @@ fn ed_contains(bits: &BitVec, k32: u32, h: Hash128, grouped: bool) -> bool {
         if bit(x) == 0 {
             return false;
         }
-        step(&mut x, &mut ym, i);
+        x = ed_add(x, ym, m);
+        ym = ed_bump(ym, i + 1, m);
     }
     true
 }
