@@ -99,6 +99,22 @@ impl BitVec {
         self.words[(i >> 6) as usize] & (1u64 << (i & 63)) != 0
     }
 
+    /// Set bit `i` without the bounds check of [`BitVec::set`]; returns true if it was 0 before.
+    ///
+    /// # Safety
+    /// `i / 64` must be below the word count, ⌈len/64⌉ (every `i < self.len()` is).
+    #[allow(unsafe_code)]
+    #[inline(always)]
+    pub(crate) unsafe fn set_unchecked(&mut self, i: u64) -> bool {
+        debug_assert!(i < self.bits);
+        // SAFETY: the caller promises i / 64 < self.words.len().
+        let w = unsafe { self.words.get_unchecked_mut((i >> 6) as usize) };
+        let mask = 1u64 << (i & 63);
+        let was = *w & mask;
+        *w |= mask;
+        was == 0
+    }
+
     /// Number of bits set to 1.
     #[must_use]
     pub fn count_ones(&self) -> u64 {

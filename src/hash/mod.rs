@@ -19,6 +19,7 @@ pub use functions::{
     AnyHasher, BytesHasher, Fnv1a, Foldhash, Fx, Murmur3, Sip13, Sip24, Weak, Wyhash, Xxh3, Xxh64,
 };
 pub use key::{KeyMaterial, PersistHasher, key_fingerprint, key_material};
+pub(crate) use strategy::is_builtin;
 pub use strategy::{
     AnyStrategy, DoubleHashing, EnhancedDouble64, EnhancedDoubleHashing, Guava32, Guava64,
     Independent, IndexStrategy, PersistStrategy, Prehash, RotateAdd64, reduce,

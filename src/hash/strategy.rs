@@ -460,6 +460,33 @@ impl IndexStrategy for Guava64 {
 }
 // ANCHOR_END: guava64
 
+/// Whether `S` is one of this module's strategies (as its concrete type or as [`AnyStrategy`],
+/// which runs them), every one of which hands only positions below the `m` it is given to its
+/// closure: multiply-shift `reduce(·, m)` (double, enhanced-double-64, rotate-add-64,
+/// independent), a sum kept mod m (enhanced-double) or `% m` (Guava). The standard filter
+/// indexes its bit array without a bounds check for these (`filters/standard.rs`), so that
+/// property is a safety invariant: `unchecked_strategies_stay_below_m` tests it for every
+/// strategy at every m up to 4096 and at the extremes of m and of the hash. The test is on the
+/// *type*, not on [`IndexStrategy::id`], which any implementation can return: a strategy of the
+/// user's own is never trusted. It folds to a constant in a monomorphic build.
+#[inline(always)]
+#[must_use]
+pub(crate) fn is_builtin<S: IndexStrategy>() -> bool {
+    use std::any::TypeId;
+    let t = TypeId::of::<S>();
+    [
+        TypeId::of::<DoubleHashing>(),
+        TypeId::of::<EnhancedDoubleHashing>(),
+        TypeId::of::<EnhancedDouble64>(),
+        TypeId::of::<RotateAdd64>(),
+        TypeId::of::<Independent>(),
+        TypeId::of::<Guava32>(),
+        TypeId::of::<Guava64>(),
+        TypeId::of::<AnyStrategy>(),
+    ]
+    .contains(&t)
+}
+
 /// Any strategy, chosen at run time.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct AnyStrategy(pub StrategyId);
@@ -896,6 +923,60 @@ mod tests {
                 assert!(v.iter().all(|&j| j < m), "m={m} h={hv:#x}: {v:?}");
             }
         }
+    }
+
+    /// The two strategies the standard filter indexes its bits with unchecked
+    /// (`filters/standard.rs`, `in_range`): every position below m, for every m up to 4096, at the
+    /// extremes of m and of the hash, by type and by id.
+    #[test]
+    fn unchecked_strategies_stay_below_m() {
+        let h = AnyHasher::new(HashId::Xxh3, 9);
+        let ms = (1u64..=4096).chain([
+            95_851,
+            (1 << 32) + 1,
+            (1 << 63) - 1,
+            1 << 63,
+            (1 << 63) + 1,
+            u64::MAX - 1,
+            u64::MAX,
+        ]);
+        let extremes = [0, 1, u64::MAX, u64::MAX - 1, 1 << 63];
+        for m in ms {
+            for id in StrategyId::ALL {
+                let mut all = Vec::new();
+                for i in 0u64..20 {
+                    all.extend(indices(AnyStrategy(id), &h, &i.to_le_bytes(), 17, m));
+                }
+                for lo in extremes {
+                    for hi in extremes {
+                        all.extend(indices(AnyStrategy(id), &Fixed(lo, hi), b"", 17, m));
+                    }
+                }
+                assert_eq!(all.len(), 17 * (20 + 25));
+                assert!(all.iter().all(|&j| j < m), "{id} m={m}");
+            }
+        }
+        // Every concrete type is the same code as its id (`AnyStrategy` matches to it), and
+        // only this module's types are trusted.
+        assert!(is_builtin::<AnyStrategy>() && is_builtin::<RotateAdd64>());
+        assert!(is_builtin::<Guava64>() && is_builtin::<DoubleHashing>());
+        #[derive(Debug, Clone, Copy, Default)]
+        struct Mine;
+        impl IndexStrategy for Mine {
+            fn id(&self) -> StrategyId {
+                StrategyId::RotateAdd64
+            }
+            fn for_each_hashed<F: FnMut(u64) -> bool>(
+                &self,
+                _: Hash128,
+                _: u32,
+                _: u64,
+                _: F,
+            ) -> bool {
+                true
+            }
+        }
+        assert!(!is_builtin::<Mine>());
     }
 
     #[test]
