@@ -9,7 +9,8 @@
 //!
 //! Run: `cargo bench --bench paired` (n = 10^4 and 10^6; `BLOOMLAB_BENCH_SIZES` as for the
 //! criterion bench, `BLOOMLAB_PAIRED_ROUNDS` rounds, default 31). Positional arguments keep only
-//! the ratios whose label contains one of them; a run without them writes
+//! the ratios whose label contains one of them (and add a ratio without a target, reported
+//! without a verdict, when one of them is its numerator's exact name); a run without them writes
 //! `results/bench/paired.md` and its figure `paired.svg` (n = 10^4), and any run writes
 //! `$BLOOMLAB_PAIRED_OUT` if that is set. `BLOOMLAB_PAIRED_REPLOT=1` redraws the figure from the
 //! committed `paired.md` without measuring (and a PNG copy too, at `$BLOOMLAB_PAIRED_PNG`).
@@ -62,23 +63,26 @@ struct Row {
     op: &'static str,
     a: &'static str,
     b: &'static str,
-    target: Target,
+    /// None for a reference row (timed only when named on the command line).
+    target: Option<Target>,
 }
 
-/// The ratios with a target, without the memory-floor rows (the floor is not a filter).
+/// The ratios with a target, without the memory-floor rows (the floor is not a filter); a
+/// ratio without a target too when one of `keep` names its numerator exactly (a reference row,
+/// reported without a verdict).
 fn rows(keep: &[String]) -> Vec<Row> {
     headline_ratios()
         .into_iter()
-        .filter_map(|(label, (op, a), (opb, b), t)| {
-            let target = t?;
-            (op == opb && (keep.is_empty() || keep.iter().any(|k| label.contains(k.as_str()))))
-                .then_some(Row {
-                    label,
-                    op,
-                    a,
-                    b,
-                    target,
-                })
+        .filter_map(|(label, (op, a), (opb, b), target)| {
+            let named = keep.iter().any(|k| k == a);
+            let kept = keep.is_empty() || keep.iter().any(|k| label.contains(k.as_str()));
+            (op == opb && kept && (target.is_some() || named)).then_some(Row {
+                label,
+                op,
+                a,
+                b,
+                target,
+            })
         })
         .collect()
 }
@@ -402,13 +406,13 @@ fn read_back(text: &str, rows: &[Row]) -> Vec<Plotted> {
             .split(|c: char| !(c.is_ascii_digit() || c == '.'))
             .filter_map(|x| x.parse().ok())
             .collect();
-        if let [m, lo, hi] = nums[..] {
+        if let ([m, lo, hi], Some(t)) = (&nums[..], r.target) {
             out.push(Plotted {
                 n,
                 a: r.a,
                 op: base_op(r.op),
-                ratio: (m, lo, hi),
-                target: r.target.max,
+                ratio: (*m, *lo, *hi),
+                target: t.max,
             });
         }
     }
@@ -485,7 +489,7 @@ fn main() {
             let mut mine: Vec<&Row> = all
                 .iter()
                 .filter(|r| (r.a, r.b) == (a, b))
-                .filter(|r| r.target.at.is_none_or(|at| at == n))
+                .filter(|r| r.target.is_none_or(|t| t.at.is_none_or(|at| at == n)))
                 .filter(|r| match base_op(r.op) {
                     "insert" => ea.dynamic && eb.dynamic,
                     "build" => !ea.dynamic && n <= 1_000_000,
@@ -507,14 +511,20 @@ fn main() {
             );
             let ops: Vec<&str> = mine.iter().map(|r| base_op(r.op)).collect();
             for (r, m) in mine.iter().zip(measure_pair(ea, eb, n, &ops, rounds)) {
-                let (tally, v) = verdict(&m, r.target.max);
-                counts[tally] += 1;
+                let (target, v) = match r.target {
+                    Some(t) => {
+                        let (tally, v) = verdict(&m, t.max);
+                        counts[tally] += 1;
+                        (format!("≤ {}", t.max), v)
+                    }
+                    None => ("–".to_string(), "reference (no target)"),
+                };
                 let (rm, rl, rh) = m.ratio;
                 let (wm, wl, wh) = m.witness;
                 let _ = writeln!(
                     md,
-                    "| {} | {:.2} | {:.2} | **{rm:.2}** [{rl:.2}, {rh:.2}] | {wm:.2} [{wl:.2}, {wh:.2}] | ≤ {} | {v} |",
-                    r.label, m.a_ns, m.b_ns, r.target.max
+                    "| {} | {:.2} | {:.2} | **{rm:.2}** [{rl:.2}, {rh:.2}] | {wm:.2} [{wl:.2}, {wh:.2}] | {target} | {v} |",
+                    r.label, m.a_ns, m.b_ns
                 );
             }
         }
