@@ -13,7 +13,7 @@
 
 use bloomlab::Filter;
 use bloomlab::filters::CuckooFilter;
-use bloomlab::hash::Xxh3;
+use bloomlab::hash::{Xxh3, mix64};
 use std::collections::hash_map::DefaultHasher;
 use std::fmt::Write as _;
 use std::hint::black_box;
@@ -23,14 +23,6 @@ const N: u64 = 10_000;
 const BANDS: usize = 5;
 const TRIALS: usize = 301;
 
-/// splitmix64: distinct keys from a counter.
-fn key(i: u64) -> u64 {
-    let mut z = i.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
 /// One band's numbers for one trial: ns per insert, load at its end, moves per insert.
 type Band = (f64, f64, f64);
 
@@ -38,12 +30,12 @@ type Band = (f64, f64, f64);
 fn bloomlab_bands(mut f: CuckooFilter<Xxh3>, first: u64) -> [Band; BANDS] {
     let per = N / 2 / BANDS as u64;
     for i in 0..N / 2 {
-        let _ = f.try_insert(&key(first + i).to_le_bytes());
+        let _ = f.try_insert(&mix64(first + i).to_le_bytes());
     }
     let mut out = [(0.0, 0.0, 0.0); BANDS];
     for (b, slot) in out.iter_mut().enumerate() {
         let keys: Vec<[u8; 8]> = (0..per)
-            .map(|i| key(first + N / 2 + b as u64 * per + i).to_le_bytes())
+            .map(|i| mix64(first + N / 2 + b as u64 * per + i).to_le_bytes())
             .collect();
         let kicks = f.kicks();
         let t = Instant::now();
@@ -60,14 +52,14 @@ fn peer_bands(first: u64) -> [Band; BANDS] {
     let per = N / 2 / BANDS as u64;
     let mut f = cuckoofilter::CuckooFilter::<DefaultHasher>::with_capacity(N as usize);
     for i in 0..N / 2 {
-        let _ = f.add(&key(first + i));
+        let _ = f.add(&mix64(first + i));
     }
     // cuckoofilter's table: 2^⌈log2 n⌉ / 4 buckets of four slots (benches/common/subjects.rs).
     let slots = N.next_power_of_two() as f64;
     let mut out = [(0.0, 0.0, f64::NAN); BANDS];
     for (b, slot) in out.iter_mut().enumerate() {
         let keys: Vec<u64> = (0..per)
-            .map(|i| key(first + N / 2 + b as u64 * per + i))
+            .map(|i| mix64(first + N / 2 + b as u64 * per + i))
             .collect();
         let t = Instant::now();
         for k in &keys {

@@ -14,7 +14,7 @@
 
 use bloomlab::Filter;
 use bloomlab::filters::SplitBlockBloom;
-use bloomlab::hash::{ItemHasher, Xxh3};
+use bloomlab::hash::{ItemHasher, Xxh3, mix64};
 use bloomlab::stats::median_ci95;
 use std::fmt::Write as _;
 use std::hint::black_box;
@@ -24,14 +24,6 @@ const N: usize = 10_000;
 const ROUNDS: usize = 301;
 /// Passes over the keys per slice (a slice is then about 0.2 ms).
 const PASSES: usize = 10;
-
-/// splitmix64: distinct keys from a counter.
-fn key(i: u64) -> u64 {
-    let mut z = i.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
 
 const NAMES: [&str; 6] = [
     "bloomlab `contains(&k.to_le_bytes())`",
@@ -43,7 +35,7 @@ const NAMES: [&str; 6] = [
 ];
 
 fn main() -> std::io::Result<()> {
-    let keys: Vec<u64> = (0..N as u64).map(key).collect();
+    let keys: Vec<u64> = (0..N as u64).map(mix64).collect();
     let hx = Xxh3::default();
     let mut ours = SplitBlockBloom::with_rate_and(N as u64, 0.01, hx).expect("split-block");
     // 11 bits a key: sbbf-rs-safe's whole-bits sizing for p = 1% (benches/common/subjects.rs).

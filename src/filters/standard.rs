@@ -151,6 +151,9 @@ impl<H: ItemHasher, S: IndexStrategy> StandardBloom<H, S> {
         let m = self.bits.len();
         let bits = &mut self.bits;
         let mut changed = false;
+        // Two calls rather than one with the test inside the closure: that form (tried) cost the
+        // registry's standard insert 229 -> 281 instructions in the CI gate, the index loop no
+        // longer inlined into `AnyFilter::insert_many`.
         if is_builtin::<S>() {
             self.strategy
                 .for_each_index(&self.hasher, item, self.k.get(), m, |i| {
