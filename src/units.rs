@@ -545,23 +545,33 @@ pub fn thousands(v: u64) -> String {
 /// below (`1.007e-18`); `0` and `n/a` (NaN) as such.
 #[must_use]
 pub fn format_prob(p: f64) -> String {
+    format_prob_sig(p, 4, p.abs() < 1e-4)
+}
+
+/// A probability with `digits` significant digits (at least 1), as a percentage
+/// (`format_prob_sig(0.0008, 1, false)` → `0.08%`) or, when `scientific`, as `8e-4`; `0` and
+/// `n/a` (NaN) as such. [`format_prob`] is this with 4 digits and the notation chosen at 10^-4;
+/// a measured rate picks its digits from its interval ([`crate::stats::RateText`]).
+#[must_use]
+pub fn format_prob_sig(p: f64, digits: usize, scientific: bool) -> String {
     if p.is_nan() {
         return "n/a".into();
     }
     if p == 0.0 || !p.is_finite() {
         return format!("{p}");
     }
-    if p.abs() < 1e-4 {
-        return format!("{p:.3e}");
+    let d = digits.max(1) - 1;
+    if scientific {
+        return format!("{p:.d$e}");
     }
     let pct = p * 100.0;
-    // The exponent after rounding to 4 significant digits (9.9996 rounds to 1.000e1).
-    let rounded = format!("{pct:.3e}");
-    let e: i32 = rounded
+    // The exponent after rounding to `digits` significant digits (9.9996 rounds to 1.000e1).
+    let rounded = format!("{pct:.d$e}");
+    let e: i64 = rounded
         .split_once('e')
         .and_then(|(_, e)| e.parse().ok())
         .unwrap_or(0);
-    let decimals = (3 - e).max(0) as usize;
+    let decimals = (d as i64 - e).max(0) as usize;
     format!("{pct:.decimals$}%")
 }
 

@@ -211,6 +211,78 @@ fn bad_input_is_one_line_naming_the_flag_exit_2() {
     }
 }
 
+/// A fingerprint width sizes a filter without --p (it was required, then ignored): the rate
+/// is the result, the model's for that width.
+#[test]
+fn a_width_flag_needs_no_p_and_prints_the_rate() {
+    // measure: cuckoo at 12 bits, b = 4, load ~0.94: 2·4·0.94/2^12 ≈ 0.18%.
+    let v = json(&[
+        "measure",
+        "--filter",
+        "cuckoo",
+        "--n",
+        "10000",
+        "--fingerprint-bits",
+        "12",
+        "--json",
+    ]);
+    let model = v["theory"]["model"].as_f64().unwrap();
+    assert!((0.0015..0.0021).contains(&model), "{v}");
+    assert!(v["fpr"].as_f64().unwrap() > 0.0, "{v}");
+    for (kind, bits, rate) in [
+        ("cuckoo", "12", 0.001_835),
+        ("xor", "16", 1.0 / 65_536.0),
+        ("binary-fuse", "8", 1.0 / 256.0),
+        ("ribbon", "12", 1.0 / 4_096.0),
+    ] {
+        let v = json(&[
+            "calc",
+            "--filter",
+            kind,
+            "--n",
+            "10000",
+            "--fingerprint-bits",
+            bits,
+            "--json",
+        ]);
+        let got = v["fpr_model"].as_f64().unwrap();
+        assert!((got / rate - 1.0).abs() < 0.01, "{kind}: {got} vs {rate}");
+        assert!(v["p"].is_null(), "{v}");
+        let o = run(&[
+            "calc",
+            "--filter",
+            kind,
+            "--n",
+            "10000",
+            "--fingerprint-bits",
+            bits,
+        ]);
+        let text = stdout(&o);
+        assert!(o.status.success(), "{text}");
+        assert!(text.contains("(the rate is the result)"), "{text}");
+        assert!(text.contains("  FPR       model "), "{text}");
+        assert!(!text.contains("target p"), "{text}");
+    }
+    // build, from a file of keys.
+    let dir = tempfile::tempdir().unwrap();
+    let keys = dir.path().join("keys.txt");
+    std::fs::write(&keys, "apple\nbanana\ncherry\n").unwrap();
+    let out = dir.path().join("f.bloom");
+    let o = run(&[
+        "build",
+        "--keys",
+        keys.to_str().unwrap(),
+        "--filter",
+        "xor",
+        "--fingerprint-bits",
+        "16",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.exists());
+}
+
 #[test]
 fn measure_json_has_the_documented_fields() {
     let v = json(&[

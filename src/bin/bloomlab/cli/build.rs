@@ -32,8 +32,9 @@ pub struct Args {
     /// ribbon, quotient.
     #[arg(long, value_parser = parse_filter, default_value = "standard")]
     pub filter: FilterKind,
-    /// Target false-positive rate, strictly between 0 and 1 (0.01, 1%, 1/100).
-    #[arg(long, allow_hyphen_values = true, value_parser = parse_p, required_unless_present = "m")]
+    /// Target false-positive rate, strictly between 0 and 1 (0.01, 1%, 1/100); not needed with
+    /// --m or --fingerprint-bits (the width sets the rate).
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_p, required_unless_present_any = ["m", "fingerprint_bits"])]
     pub p: Option<f64>,
     /// Bits (or a size with units: 64KiB, 1.2MB) instead of --p.
     #[arg(long, allow_hyphen_values = true, value_parser = parse_m, conflicts_with = "p")]

@@ -50,8 +50,9 @@ pub struct Args {
     /// Design capacity when it differs from n (e.g. to overfill a filter).
     #[arg(long, allow_hyphen_values = true, value_parser = parse_n)]
     pub capacity: Option<u64>,
-    /// Target false-positive rate, strictly between 0 and 1 (0.01, 1%, 1/100).
-    #[arg(long, allow_hyphen_values = true, value_parser = parse_p, required_unless_present = "m")]
+    /// Target false-positive rate, strictly between 0 and 1 (0.01, 1%, 1/100); not needed with
+    /// --m or --fingerprint-bits (the width's rate is then the one measured).
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_p, required_unless_present_any = ["m", "fingerprint_bits"])]
     pub p: Option<f64>,
     /// Bits (or a size with units: 64KiB, 1.2MB) instead of --p.
     #[arg(long, allow_hyphen_values = true, value_parser = parse_m, conflicts_with = "p")]
@@ -261,13 +262,15 @@ fn print_text(r: &Measurement) -> Result<()> {
             }
         )?;
     }
+    // The digits the interval supports (bloomlab::stats::RateText), whatever its method.
+    let rate = bloomlab::stats::RateText::new(r.fpr, r.fpr_ci95[0], r.fpr_ci95[1]);
     outln!(
         "  FPR       {} ({} of {} absent keys), 95% CI [{}, {}] ({})",
-        pct(r.fpr),
+        rate.rate,
         thousands(r.false_positives),
         thousands(r.queries),
-        pct(r.fpr_ci95[0]),
-        pct(r.fpr_ci95[1]),
+        rate.lo,
+        rate.hi,
         r.ci_method
     )?;
     let inside = |t: f64| {

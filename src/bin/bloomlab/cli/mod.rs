@@ -4,6 +4,7 @@ pub mod out;
 
 pub mod build;
 pub mod calc;
+mod calc_details;
 pub mod choose;
 pub mod diagram;
 pub mod keys;
