@@ -3,7 +3,7 @@
 //! kind, measured, and ranked by expected cost per query (`bloomlab::choose`).
 
 use super::out::{errln, outln};
-use super::{parse_m, parse_n, parse_p, pct};
+use super::{parse_m, parse_n, parse_p};
 use bloomlab::choose::{self, Choice, Constraints, Target};
 use bloomlab::measure::Control;
 use bloomlab::workload::KeyKind;
@@ -256,12 +256,11 @@ fn print_text(ch: &Choice) -> Result<()> {
             "{:<22} {:>8.2} {:>24} {:>8.1} {:>20} {:>20} {:>10.1}  {mark}",
             m.label,
             m.bits_per_key,
-            format!(
-                "{} [{}, {}]",
-                pct(m.fpr),
-                pct(m.fpr_ci95[0]),
-                pct(m.fpr_ci95[1])
-            ),
+            {
+                // The digits the interval supports.
+                let t = bloomlab::stats::RateText::new(m.fpr, m.fpr_ci95[0], m.fpr_ci95[1]);
+                format!("{} [{}, {}]", t.rate, t.lo, t.hi)
+            },
             m.build_ns_per_key.unwrap_or(f64::NAN),
             spread(&m.hit_ns),
             spread(&m.miss_ns),

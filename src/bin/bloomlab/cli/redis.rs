@@ -394,16 +394,18 @@ fn print_compare(a: &CompareArgs, rows: &[Row]) -> Result<()> {
         "trips"
     )?;
     for r in rows {
+        // The digits the interval supports.
+        let rate = stats::RateText::new(r.fpr, r.fpr_lo, r.fpr_hi);
         outln!(
-            "{:<14} {:<34} {:>11.0} {:>11.0} {:>11.0} {:>8.5} [{:.5}, {:.5}] {:>4} {:>10} {:>6.2} {:>7}",
+            "{:<14} {:<34} {:>11.0} {:>11.0} {:>11.0} {:>8} [{}, {}] {:>4} {:>10} {:>6.2} {:>7}",
             r.filter,
             r.transport,
             r.adds_per_s,
             r.hit_queries_per_s,
             r.miss_queries_per_s,
-            r.fpr,
-            r.fpr_lo,
-            r.fpr_hi,
+            rate.rate,
+            rate.lo,
+            rate.hi,
             r.false_negatives,
             r.memory_bytes,
             r.bits_per_key,
