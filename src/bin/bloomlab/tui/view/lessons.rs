@@ -20,8 +20,24 @@ use crate::tui::state::State;
 /// Paragraphs of styled text: each a list of (words, style).
 type Paras = Vec<Vec<(String, Style)>>;
 
+/// The words of `text`, each with the spaces before it (a run of spaces aligns columns).
+fn words(text: &str) -> Vec<(usize, String)> {
+    let mut out: Vec<(usize, String)> = Vec::new();
+    let mut gap = 0;
+    for part in text.split(' ') {
+        if part.is_empty() {
+            gap += 1;
+        } else {
+            out.push((gap + 1, part.to_string()));
+            gap = 0;
+        }
+    }
+    out
+}
+
 /// Words with their style, wrapped greedily into lines of at most `width` columns (a word
-/// longer than a line is cut). Each entry of `paras` starts a new line.
+/// longer than a line is cut; the spaces before a word are kept inside a line and dropped at
+/// its start). Each entry of `paras` starts a new line.
 fn wrap(paras: &[Vec<(String, Style)>], width: usize) -> Vec<Line<'static>> {
     let width = width.max(1);
     let mut out = Vec::new();
@@ -29,14 +45,14 @@ fn wrap(paras: &[Vec<(String, Style)>], width: usize) -> Vec<Line<'static>> {
         let mut line: Vec<Span<'static>> = Vec::new();
         let mut used = 0usize;
         for (text, style) in para {
-            for word in text.split(' ').filter(|w| !w.is_empty()) {
-                let mut word = word.to_string();
+            for (spaces, word) in words(text) {
+                let mut word = word;
                 loop {
                     let w = Span::raw(word.as_str()).width();
-                    let gap = usize::from(used > 0);
+                    let gap = if used > 0 { spaces } else { 0 };
                     if used + gap + w <= width {
-                        if gap == 1 {
-                            line.push(Span::raw(" "));
+                        if gap > 0 {
+                            line.push(Span::raw(" ".repeat(gap)));
                         }
                         // A no-break space keeps a label ("remove 8") on one line.
                         line.push(Span::styled(word.replace('\u{a0}', " "), *style));
@@ -245,6 +261,23 @@ mod tests {
         assert_eq!(s.lessons.current, 0, "wraps");
     }
 
+    #[test]
+    fn wrapping_keeps_columns_and_cuts_only_overlong_words() {
+        use ratatui::style::Style;
+        let text = |l: &ratatui::text::Line<'_>| l.to_string();
+        let p = |t: &str| vec![(t.to_string(), Style::default())];
+        let w = super::wrap(&[p("standard       9.59 bits/key  ·  a b")], 30);
+        assert_eq!(
+            w.iter().map(text).collect::<Vec<_>>(),
+            ["standard       9.59 bits/key", "·  a b"]
+        );
+        let w = super::wrap(&[p("abcdefghij xy"), Vec::new()], 4);
+        assert_eq!(
+            w.iter().map(text).collect::<Vec<_>>(),
+            ["abcd", "efgh", "ij", "xy", ""]
+        );
+    }
+
     /// The screen's text with the box borders taken off and the rows joined by spaces, its
     /// whitespace collapsed: a wrapped sentence reads as one.
     fn joined(screen: &str) -> String {
@@ -288,6 +321,9 @@ mod tests {
                             info.settings[setting]
                         );
                         assert!(!t.contains("the reason scrolls"), "{t}");
+                        if std::env::var_os("LESSON_DUMP").is_some() && a == l.correct {
+                            println!("{t}");
+                        }
                     }
                     combos += 1;
                 }
