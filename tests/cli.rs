@@ -235,7 +235,7 @@ fn a_width_flag_needs_no_p_and_prints_the_rate() {
         ("binary-fuse", "8", 1.0 / 256.0),
         ("ribbon", "12", 1.0 / 4_096.0),
     ] {
-        let v = json(&[
+        let args = [
             "calc",
             "--filter",
             kind,
@@ -243,20 +243,12 @@ fn a_width_flag_needs_no_p_and_prints_the_rate() {
             "10000",
             "--fingerprint-bits",
             bits,
-            "--json",
-        ]);
+        ];
+        let v = json(&[&args[..], &["--json"]].concat());
         let got = v["fpr_model"].as_f64().unwrap();
         assert!((got / rate - 1.0).abs() < 0.01, "{kind}: {got} vs {rate}");
         assert!(v["p"].is_null(), "{v}");
-        let o = run(&[
-            "calc",
-            "--filter",
-            kind,
-            "--n",
-            "10000",
-            "--fingerprint-bits",
-            bits,
-        ]);
+        let o = run(&args);
         let text = stdout(&o);
         assert!(o.status.success(), "{text}");
         assert!(text.contains("(the rate is the result)"), "{text}");
