@@ -455,7 +455,7 @@ fn overfill(s: usize) -> Live {
             fmt::prob(claim)
         ),
         hint: "the question is the articles' case, on the last Live line (theory at 100× \
-               capacity); the setting shows the same overfill at 1/10 of their scale"
+               capacity); the settings show 1×, 10× and 100× at 1/10 of their scale"
             .into(),
     }
 }
