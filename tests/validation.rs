@@ -145,10 +145,13 @@ fn refuses(args: &str, fragment: &str) {
     refuses_in(fixtures(), args, fragment, Stdout::Piped);
 }
 
+/// Expect the refusal: exit status 2 (bad input), or 3 (a runtime failure) when standard output
+/// is full.
 fn refuses_in(dir: &Path, args: &str, fragment: &str, out: Stdout) {
     let o = run_in(dir, args, out);
     let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "bloomlab {args}: stderr {err}");
+    let code = if matches!(out, Stdout::Full) { 3 } else { 2 };
+    assert_eq!(o.status.code(), Some(code), "bloomlab {args}: stderr {err}");
     assert!(
         err.contains(fragment),
         "bloomlab {args}: expected '{fragment}' in: {err}"
@@ -658,6 +661,8 @@ fn library_writers_refuse_what_the_command_line_refuses() {
 
 // `bloomlab redis …` exists with feature `redis` (CI: `cargo test --features redis --test
 // validation`). Every row fails before any connection; the URL is a closed port on loopback.
+// The unreachable server itself (exit 3) is in
+// `redis_outputs_are_refused_before_connecting_and_a_closed_port_is_exit_3`.
 cli_rows! { @ REDIS_CLI_ROWS #[cfg(feature = "redis")]
     redis_compare_n_zero: "redis compare --url redis://127.0.0.1:1 --n 0" => "'--n <N>': '0' is below 1 (valid: a whole number from 1 to 1,000,000,000)";
     redis_compare_n_too_large: "redis compare --url redis://127.0.0.1:1 --n 549755813888" => "'--n <N>': '549755813888' is above 1,000,000,000";
@@ -665,7 +670,6 @@ cli_rows! { @ REDIS_CLI_ROWS #[cfg(feature = "redis")]
     redis_compare_batch_zero: "redis compare --url redis://127.0.0.1:1 --batch 0" => "'--batch <BATCH>': '0' is below 1 (valid: a whole number from 1 to 100,000)";
     redis_compare_batch_too_large: "redis compare --url redis://127.0.0.1:1 --batch 4611686018427387904" => "'--batch <BATCH>': '4611686018427387904' is above 100,000";
     redis_compare_unknown_transport: "redis compare --url redis://127.0.0.1:1 --transport bogus" => "unknown transport 'bogus'";
-    redis_compare_server_unreachable: "redis compare --url redis://127.0.0.1:1 --n 10" => "redis server 127.0.0.1:1: cannot connect";
     redis_penetration_products_too_large: "redis penetration --url redis://127.0.0.1:1 --products 1e8" => "'--products <PRODUCTS>': '1e8' is above 10,000,000";
     redis_penetration_requests_too_large: "redis penetration --url redis://127.0.0.1:1 --requests 1e12" => "'--requests <REQUESTS>': '1e12' is above 10,000,000";
     redis_penetration_missing_pool_too_large: "redis penetration --url redis://127.0.0.1:1 --missing-pool 2^60" => "'--missing-pool <MISSING_POOL>': '2^60' is above 1,125,899,906,842,624";
@@ -673,6 +677,90 @@ cli_rows! { @ REDIS_CLI_ROWS #[cfg(feature = "redis")]
     redis_penetration_null_ttl_too_large: "redis penetration --url redis://127.0.0.1:1 --null-ttl 1e9" => "'--null-ttl <NULL_TTL>': '1e9' is above 31,536,000";
     redis_penetration_missing_share_above_one: "redis penetration --url redis://127.0.0.1:1 --missing-share 2" => "invalid missing-share: 2 (valid: a share from 0 to 1)";
     redis_penetration_foreign_database: "redis penetration --url redis://127.0.0.1:1 --db foreign.sqlite" => "invalid db: foreign.sqlite exists and was not created by this demo (it has no bloomlab_demo table)";
+}
+
+// Exit status 2 (fix the command) against 3 (retry later): `bloomlab --help` and the README.
+
+/// An output refused before any work is bad input; the same command with a usable output then
+/// fails to connect: a runtime failure.
+#[cfg(feature = "redis")]
+#[test]
+fn redis_outputs_are_refused_before_connecting_and_a_closed_port_is_exit_3() {
+    let d = scratch("redis_exit_status");
+    rusqlite::Connection::open(d.join("user.sqlite"))
+        .unwrap()
+        .execute_batch(
+            "CREATE TABLE orders (id INTEGER PRIMARY KEY); INSERT INTO orders VALUES (7);",
+        )
+        .unwrap();
+    let before = std::fs::read(d.join("user.sqlite")).unwrap();
+    let url = "--url redis://127.0.0.1:1";
+    let pen = format!("redis penetration {url} --products 10 --requests 10");
+    let cmp = format!("redis compare {url} --n 10 --no-module");
+    for (args, frag) in [
+        (
+            format!("{pen} --out user.sqlite"),
+            "i/o error on user.sqlite: holds a SQLite database, not text; refusing to replace it",
+        ),
+        (
+            format!("{cmp} --out link.bloom"),
+            "i/o error on link.bloom: is a symbolic link; refusing to replace it",
+        ),
+        (
+            format!("{cmp} --out fifo"),
+            "i/o error on fifo: is a FIFO (named pipe), not a regular file",
+        ),
+        (
+            format!("{pen} --db x.sqlite --out x.sqlite"),
+            "invalid out: x.sqlite (valid: a file other than the input --db x.sqlite",
+        ),
+        (
+            format!("{pen} --out y.csv --db y.csv"),
+            "invalid out: y.csv (valid: a file other than the input --db y.csv",
+        ),
+    ] {
+        let t = std::time::Instant::now();
+        refuses_in(&d, &args, frag, Stdout::Piped);
+        assert!(t.elapsed().as_secs() < 10, "{args}: {:?}", t.elapsed());
+    }
+    assert_eq!(std::fs::read(d.join("user.sqlite")).unwrap(), before);
+    assert!(!d.join("x.sqlite").exists());
+    assert_untouched(&d);
+    // The book's row "compare: server unreachable" is the first.
+    for args in [cmp.clone(), format!("{pen} --out p.csv")] {
+        let o = run_in(&d, &args, Stdout::Piped);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(3), "bloomlab {args}: {err}");
+        assert!(err.contains("127.0.0.1:1: cannot connect"), "{args}: {err}");
+    }
+}
+
+/// An output in a directory this user cannot create a file in is refused before any work (exit
+/// 2, the directory left empty). As root the directory is writable and the build succeeds: the
+/// check asks the operating system, which is the rule.
+#[test]
+fn an_output_in_a_read_only_directory_is_refused_before_any_work() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = scratch("read_only_dir");
+    std::fs::create_dir_all(d.join("ro")).unwrap();
+    std::fs::set_permissions(d.join("ro"), std::fs::Permissions::from_mode(0o555)).unwrap();
+    let writable = std::fs::write(d.join("ro/probe"), "").is_ok();
+    let _ = std::fs::remove_file(d.join("ro/probe"));
+    // --m 1e19 fails to allocate after the output check: a refusal must come first.
+    let args = "build --keys keys.txt --m 1e19 --out ro/f.bloom";
+    let o = run_in(&d, args, Stdout::Piped);
+    let err = String::from_utf8_lossy(&o.stderr);
+    if writable {
+        assert!(err.contains("cannot allocate"), "{err}");
+    } else {
+        assert!(
+            err.contains("i/o error on ro/f.bloom: cannot create a temporary file in ro"),
+            "{err}"
+        );
+    }
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(std::fs::read_dir(d.join("ro")).unwrap().count(), 0);
+    std::fs::set_permissions(d.join("ro"), std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
 #[test]
@@ -1174,8 +1262,10 @@ fn corrupt_with(b: &[u8], frag: &str) {
 
 #[test]
 fn load_missing_file() {
+    // A path the caller gave that does not exist: `Path` (bad input, exit 2), not `Io`.
     let e = AnyFilter::load("/nonexistent/f.bloom", &LoadOptions::new()).unwrap_err();
-    assert!(matches!(e, Error::Io { .. }), "{e}");
+    assert!(matches!(e, Error::Path { .. }), "{e}");
+    assert_eq!(e.class(), bloomlab::ErrorClass::Input);
 }
 
 #[test]

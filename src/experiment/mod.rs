@@ -64,10 +64,7 @@ impl Experiment {
     /// # Errors
     /// [`Error::Io`] if it cannot be read; [`Error::Spec`] naming line and field otherwise.
     pub fn load(path: &Path) -> Result<Self> {
-        let src = std::fs::read_to_string(path).map_err(|e| Error::Io {
-            path: path.display().to_string(),
-            message: e.to_string(),
-        })?;
+        let src = std::fs::read_to_string(path).map_err(|e| Error::opening(path.display(), &e))?;
         Self::parse(&path.display().to_string(), &src)
     }
 

@@ -117,10 +117,7 @@ fn open_keys(path: &Path) -> Result<(Box<dyn Read>, Option<u64>)> {
     if path.as_os_str() == "-" {
         return Ok((Box::new(std::io::stdin().lock()), None));
     }
-    let f = std::fs::File::open(path).map_err(|e| Error::Io {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    })?;
+    let f = std::fs::File::open(path).map_err(|e| Error::opening(path.display(), &e))?;
     let len = f.metadata().ok().map(|m| m.len());
     Ok((Box::new(f), len))
 }
