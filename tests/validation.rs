@@ -70,6 +70,14 @@ fn fixtures() -> &'static Path {
             "kind = \"standard\"\nhash = \"murmur3\"\nseed = 4294967296",
         );
         std::fs::write(d.join("seed.toml"), seed).unwrap();
+        // Starting with a key (not a blank line): the parser's span of the missing table is
+        // then not the whole document, which is how it was reported as the first key's.
+        let noplot = TINY_SPEC[..TINY_SPEC.find("[plot]").unwrap()].trim_start();
+        std::fs::write(d.join("noplot.toml"), noplot).unwrap();
+        let noname = TINY_SPEC.replace("name = \"tiny\"\n", "");
+        std::fs::write(d.join("noname.toml"), noname.trim_start()).unwrap();
+        let xor = TINY_SPEC.replace("kind = \"standard\"", "kind = \"xor\"");
+        std::fs::write(d.join("xorfill.toml"), xor).unwrap();
         std::fs::copy(
             concat!(
                 env!("CARGO_MANIFEST_DIR"),
@@ -216,6 +224,12 @@ cli_rows! {
     choose_rate_no_kind_reaches: "choose --n 1000 --p 1e-300 --grows" => "no admitted kind reaches p =";
     choose_negative_cost_unit: "choose --n 1000 --p 1% --negative-cost 5parsecs" => "'5parsecs' (valid: a duration >= 0: 50ns, 10us, 1ms, 2s";
     choose_hit_ratio_above_one: "choose --n 1000 --p 1% --hit-ratio 2" => "'2' is out of range: a share from 0 to 1";
+    measure_p_below_the_cuckoo_floor_is_printed_short: "measure --n 1000 --p 1e-300 --filter cuckoo" => "invalid p: 1e-300 (valid: at least 1.863e-9 for a cuckoo filter";
+    measure_p_below_the_xor_floor_is_printed_short: "measure --n 1000 --p 1e-300 --filter xor" => "invalid p: 1e-300 (valid: p >= 2^-16";
+    measure_capacity_beyond_64_bits: "measure --n 100 --p 0.01 --capacity 18446744073709551615" => "invalid capacity: 18446744073709551615 (valid: small enough that m fits in 64 bits)";
+    choose_bits_per_key_beyond_2_63_bits: "choose --n 1000 --bits-per-key 1e26" => "invalid bits-per-key: 1e26 (valid: at most 2^63 bits in all: up to 9223372036854776 bits per key for n = 1000)";
+    choose_negative_cost_negative_zero: "choose --n 1000 --p 1% --negative-cost -0" => "'-0' is negative (valid: a duration >= 0";
+    choose_negative_cost_underflow: "choose --n 1000 --p 1% --negative-cost 1e-999" => "'1e-999' is too small for a 64-bit float (it would be 0: give 0 for no cost)";
     measure_unknown_hash: "measure --n 100 --p 0.01 --hash bogus" => "unknown hash 'bogus'";
     measure_unknown_strategy: "measure --n 100 --p 0.01 --strategy bogus" => "unknown strategy 'bogus'";
     measure_unknown_key_kind: "measure --n 100 --p 0.01 --keys bogus" => "unknown key kind 'bogus'";
@@ -242,6 +256,9 @@ cli_rows! {
     build_p_and_m_missing: "build --keys keys.txt --out x.bloom" => "required arguments were not provided: --p <P>";
     build_keys_unreadable: "build --keys nope.txt --p 0.01 --out x.bloom" => "i/o error on nope.txt";
     build_keys_empty: "build --keys empty.txt --p 0.01 --out x.bloom" => "a file with at least one non-empty line";
+    build_keys_empty_given_n: "build --keys empty.txt --n 10 --p 0.01 --out x.bloom" => "a file with at least one non-empty line (a filter of no keys would answer 'absent' for every key)";
+    build_keys_empty_static: "build --keys empty.txt --filter xor --p 0.01 --out x.bloom" => "a file with at least one non-empty line (a filter of no keys would answer 'absent' for every key)";
+    build_keys_empty_ribbon: "build --keys empty.txt --filter ribbon --p 0.01 --out x.bloom" => "a file with at least one non-empty line";
     build_stdin_without_n: "build --keys - --p 0.01 --out x.bloom" => "give --n when keys come from standard input";
     build_n_zero: "build --keys keys.txt --n 0 --p 0.01 --out x.bloom" => "'--n <N>': '0' is below 1";
     build_p_out_of_range: "build --keys keys.txt --p 2 --out x.bloom" => "'--p <P>': '2' is not strictly between 0 and 1";
@@ -280,6 +297,9 @@ cli_rows! {
     measure_trials_times_queries: "measure --n 100 --p 0.01 --queries 1e10 --trials 100" => "invalid trials: 100 trials × (100 inserts + 10000000000 queries + as many hit checks) (valid: at most 10^11 key operations in all";
     run_points_too_many: "run points.toml" => "sweep.range: points from 1 to 10000";
     run_queries_too_many: "run queries.toml" => "queries: an integer from 1 to 10^10";
+    run_missing_plot_table: "run noplot.toml" => "noplot.toml:1:1: plot: missing field `plot`";
+    run_missing_name: "run noname.toml" => "noname.toml:1:1: name: missing field `name`";
+    run_static_kind_over_fill: "run xorfill.toml" => "xor is static: it is built from its whole key set at its n (no inserts into an empty filter, no fill past n), which";
     // weak or malformed keys
     build_key_file_all_zero: "build --keys keys.txt --p 0.01 --hash sip24 --key-file zero.hex --out x.bloom" => "invalid key-file: zero.hex (valid: a key that is not all zero";
     build_key_file_plus_sign: "build --keys keys.txt --p 0.01 --hash sip24 --key-file plus.hex --out x.bloom" => "invalid key-file: plus.hex (valid: a file holding exactly 32 hex digits";

@@ -234,6 +234,7 @@ pub struct Rules<'a> {
 
 impl<'a> Rules<'a> {
     /// A CSV table at `--out` (its directory created if missing).
+    #[cfg(feature = "redis")]
     #[must_use]
     pub fn csv(protected: &'a [Protected<'a>], follow_symlinks: bool) -> Self {
         Rules {
@@ -247,6 +248,7 @@ impl<'a> Rules<'a> {
 
     /// The penetration demo's SQLite `--db` (written in place by SQLite; its directory must
     /// exist).
+    #[cfg(feature = "redis")]
     #[must_use]
     pub fn db(protected: &'a [Protected<'a>], follow_symlinks: bool) -> Self {
         Rules {
@@ -373,6 +375,7 @@ impl CheckedOut {
     }
 
     /// Write `rows` as CSV (a header from the first row's field names).
+    #[cfg(feature = "redis")]
     ///
     /// # Errors
     /// [`Error::Io`] naming the path.
