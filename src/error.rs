@@ -199,6 +199,22 @@ pub enum Error {
         /// not have run. Adds are idempotent, so re-running the batch on a new connection is safe.
         connection: bool,
     },
+    /// A filter stored in Redis (feature `redis`) is gone or is no longer the one this handle
+    /// opened: its config was deleted, flushed, evicted, expired or lost by a server restart
+    /// without persistence, or replaced by another filter of the same name (another generation
+    /// id). The handle gives no answers for it: its bits may be partly or wholly lost, so a
+    /// "not present" could be a false negative. Rebuild the filter from its source.
+    #[error(
+        "redis filter '{filter}' on {server} was lost: {reason}; its answers could be false negatives, so none are given (rebuild the filter from its source)"
+    )]
+    FilterLost {
+        /// The filter's name.
+        filter: String,
+        /// The server address (without password).
+        server: String,
+        /// What the check found (config missing, another generation).
+        reason: String,
+    },
     /// An I/O error (kept as text so the error stays `Clone + PartialEq`).
     #[error("i/o error on {path}: {message}")]
     Io {
