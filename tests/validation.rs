@@ -460,7 +460,7 @@ file_rows! {
     out_is_the_keys_through_a_link: "build --keys keys-link.txt --p 0.01 --out keys.txt" => "a file other than the input --keys keys-link.txt";
     out_is_the_key_file: "build --keys keys.txt --p 0.01 --hash sip24 --key-file k.hex --out k.hex" => "a file other than the input --key-file k.hex";
     run_out_symlink: "run tiny.toml --quick --out res" => "i/o error on res/tiny.csv: is a symbolic link; refusing to replace it";
-    run_out_is_the_spec: "run spec.csv --quick --out ." => "an output other than the spec spec.csv";
+    run_out_is_the_spec: "run spec.csv --quick --out ." => "a file other than the input spec spec.csv";
     diagram_out_device: "diagram standard --out /dev/null" => "i/o error on /dev/null: is a device, not a regular file; refusing to write to it";
     diagram_out_fifo: "diagram cuckoo --out fifo" => "i/o error on fifo: is a FIFO (named pipe), not a regular file";
     diagram_out_symlink: "diagram xor --out link.bloom" => "i/o error on link.bloom: is a symbolic link; refusing to replace it";
@@ -505,7 +505,9 @@ fn follow_symlinks_writes_the_file_a_link_points_to() {
 fn a_replaced_file_keeps_its_permissions() {
     use std::os::unix::fs::PermissionsExt;
     let d = scratch("permissions");
-    std::fs::write(d.join("private.bloom"), "old").unwrap();
+    // An earlier filter (a file of another format is refused, not replaced).
+    let old = StandardBloom::with_rate(10, 0.01).unwrap();
+    persist::save(&old, d.join("private.bloom"), &SaveOptions::default()).unwrap();
     std::fs::set_permissions(
         d.join("private.bloom"),
         std::fs::Permissions::from_mode(0o600),

@@ -1,6 +1,8 @@
 //! The `bloomlab` command: a thin shell over the library (argument parsing, dispatch, exit codes).
 
 mod cli;
+#[cfg(test)]
+mod output_paths;
 mod tui;
 
 use clap::{Parser, Subcommand};

@@ -97,28 +97,16 @@ pub struct Args {
     pub follow_symlinks: bool,
 }
 
-/// Refuse an output that cannot be written or that is one of the inputs, before any work.
-fn check_out(a: &Args) -> Result<()> {
-    let inputs =
-        std::iter::once(("--keys", &a.keys)).chain(a.key_file.iter().map(|k| ("--key-file", k)));
-    for (flag, input) in inputs {
-        if bloomlab::persist::same_file(input, &a.out) {
-            return Err(Error::invalid(
-                Param::Other("out"),
-                a.out.display(),
-                format!(
-                    "a file other than the input {flag} {} (writing it would destroy the input)",
-                    input.display()
-                ),
-            ));
-        }
-    }
-    bloomlab::persist::check_target(
+/// Refuse an output that cannot be written or that is one of the inputs, before any work
+/// ([`super::out_path`]).
+fn check_out(a: &Args) -> Result<super::out_path::CheckedOut> {
+    let mut inputs = vec![("--keys", a.keys.as_path())];
+    inputs.extend(a.key_file.iter().map(|k| ("--key-file", k.as_path())));
+    super::out_path::check(
         &a.out,
-        bloomlab::persist::WriteOptions {
-            private: false,
-            follow_symlinks: a.follow_symlinks,
-        },
+        super::out_path::Format::Filter,
+        &inputs,
+        a.follow_symlinks,
     )
 }
 
@@ -337,6 +325,8 @@ impl Built {
                 KeyPolicy::Auto
             })
             .follow_symlinks(a.follow_symlinks);
+        // Checked again: the file system may have changed while the keys were read.
+        check_out(a)?.recheck()?;
         f.save(&a.out, &opts)?;
         let size = std::fs::metadata(&a.out).map_or(0, |m| m.len());
         outln!(

@@ -1,6 +1,7 @@
 //! Command implementations and shared argument parsers.
 
 pub mod out;
+pub mod out_path;
 
 pub mod build;
 pub mod calc;
@@ -152,27 +153,6 @@ pub fn parse_k(s: &str) -> Flag<u32> {
 /// A count in `range` for the flag about `param` (trials, queries, …).
 pub fn parse_count_in(s: &str, param: Param, range: std::ops::RangeInclusive<u64>) -> Flag<u64> {
     flag(units::parse_count_in(s, param, range))
-}
-
-/// Write `rows` as CSV to `path` (its directory created if missing): the Redis commands' tables.
-///
-/// # Errors
-/// [`Error::Io`] naming the file.
-#[cfg(feature = "redis")]
-pub fn write_csv<T: serde::Serialize>(path: &std::path::Path, rows: &[T]) -> Result<()> {
-    let io = |e: &dyn std::fmt::Display| Error::Io {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    };
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| io(&e))?;
-    }
-    let mut w = csv::Writer::from_path(path).map_err(|e| io(&e))?;
-    for r in rows {
-        w.serialize(r).map_err(|e| io(&e))?;
-    }
-    w.flush().map_err(|e| io(&e))?;
-    Ok(())
 }
 
 /// Digits grouped by three, bytes as MB and MiB, probabilities: the one format of each.

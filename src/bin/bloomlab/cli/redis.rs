@@ -11,7 +11,8 @@
 //! ([`CHUNK_ITEMS`] at a time), so the client's memory does not grow with n.
 
 use super::out::outln;
-use super::{parse_count_in, parse_p, write_csv};
+use super::out_path::{self, Rules};
+use super::{parse_count_in, parse_p};
 use bloomlab::redis::module::{BfFilter, CfFilter};
 use bloomlab::redis::{BitmapBloom, RedisConn, Transport};
 use bloomlab::workload::{KeyGen, KeyKind};
@@ -87,9 +88,14 @@ pub struct CompareArgs {
     /// Skip RedisBloom (a server without the module).
     #[arg(long)]
     no_module: bool,
-    /// CSV output.
+    /// CSV output (replaced atomically; its directory created if missing). Checked before
+    /// connecting: a directory, device, FIFO, symbolic link, read-only file or a file that is
+    /// not text is refused.
     #[arg(long, default_value = "results/redis/compare.csv")]
     out: PathBuf,
+    /// Write through a symbolic link at --out to the file it points to (the link stays).
+    #[arg(long)]
+    follow_symlinks: bool,
 }
 
 /// Run `bloomlab redis …`.
@@ -223,6 +229,7 @@ fn row(name: &str, transport: &str, a: &CompareArgs, m: &Measured) -> Row {
 }
 
 fn compare(a: &CompareArgs) -> Result<()> {
+    let out = out_path::check_with(&a.out, Rules::csv(&[], a.follow_symlinks))?;
     theory::check_n(a.n)?;
     KeyGen::check_n(a.n)?;
     let chunk = chunk_items(a.batch)?;
@@ -365,7 +372,7 @@ fn compare(a: &CompareArgs) -> Result<()> {
     }
 
     print_compare(a, &rows)?;
-    write_csv(&a.out, &rows)?;
+    out.write_csv(&rows)?;
     outln!("wrote {}", a.out.display())?;
     Ok(())
 }

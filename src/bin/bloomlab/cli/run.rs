@@ -77,7 +77,7 @@ pub fn run(args: &Args) -> ExitCode {
 ///
 /// # Errors
 /// A spec that does not parse, duplicate names, a failed replot: before or instead of runs.
-fn run_all(args: &Args) -> Result<bool> {
+pub fn run_all(args: &Args) -> Result<bool> {
     let paths: Vec<PathBuf> = if args.all {
         let mut v: Vec<PathBuf> = std::fs::read_dir(&args.dir)
             .map_err(|e| {
@@ -121,25 +121,21 @@ fn run_all(args: &Args) -> Result<bool> {
         private: false,
         follow_symlinks: args.follow_symlinks,
     };
-    // Outputs are checked before the first run: one that is a spec would destroy it; a link,
-    // device, FIFO or read-only file is refused (see `bloomlab::persist::atomic`).
+    // Outputs are checked before the first run ([`super::out_path`]): one that is a spec would
+    // destroy it; a link, device, FIFO, read-only file or a file of another format is refused.
+    super::out_path::check_dir(&args.out)?;
+    let specs: Vec<(&str, &std::path::Path)> =
+        paths.iter().map(|p| ("spec", p.as_path())).collect();
     for e in &exps {
         let o = e.outputs(&args.out);
         for out in [Some(&o.csv), Some(&o.svg), Some(&o.png), o.md.as_ref()]
             .into_iter()
             .flatten()
         {
-            if let Some(spec) = paths.iter().find(|p| bloomlab::persist::same_file(p, out)) {
-                return Err(Error::invalid(
-                    bloomlab::Param::Other("out"),
-                    out.display(),
-                    format!(
-                        "an output other than the spec {} (writing it would destroy the spec)",
-                        spec.display()
-                    ),
-                ));
-            }
-            bloomlab::persist::check_target(out, write)?;
+            super::out_path::check_with(
+                out,
+                super::out_path::Rules::in_dir(out, &specs, args.follow_symlinks),
+            )?;
         }
     }
     let start = Instant::now();

@@ -19,6 +19,7 @@
 pub mod db;
 pub mod demo;
 
+use super::out_path::{self, Rules};
 use super::{parse_count_in, parse_p};
 use crate::cli::out::outln;
 use bloomlab::redis::RedisConn;
@@ -101,9 +102,14 @@ pub struct Args {
     /// Workload seed.
     #[arg(long, default_value_t = 42)]
     seed: u64,
-    /// CSV output.
+    /// CSV output (replaced atomically; its directory created if missing). Checked with
+    /// --db before connecting: a directory, device, FIFO, symbolic link, read-only file, a file
+    /// that is not text or the --db itself is refused.
     #[arg(long, default_value = "results/redis/penetration.csv")]
     out: PathBuf,
+    /// Write through symbolic links at --out and --db to the files they point to.
+    #[arg(long)]
+    follow_symlinks: bool,
 }
 
 /// One row of `penetration.csv`.
@@ -145,9 +151,12 @@ pub fn run(a: &Args) -> Result<()> {
         ..PenetrationConfig::default()
     };
     cfg.check()?;
-    // The database first: a refusal must come before any connection or write.
+    // The output and the database first: a refusal must come before any connection or write.
+    let db_arg = a.db.as_deref().map(|d| ("--db", d));
+    let out = out_path::check_with(&a.out, Rules::csv(db_arg.as_slice(), a.follow_symlinks))?;
     let (db, _private) = match &a.db {
         Some(path) => {
+            out_path::check_with(path, Rules::db(&[("--out", &a.out)], a.follow_symlinks))?;
             db::check(path, a.overwrite)?;
             (path.clone(), None)
         }
@@ -240,7 +249,7 @@ pub fn run(a: &Args) -> Result<()> {
         r.without.db_queries,
         100.0 * avoided as f64 / r.without.db_queries.max(1) as f64
     )?;
-    super::write_csv(&a.out, &rows)?;
+    out.write_csv(&rows)?;
     outln!("wrote {}", a.out.display())?;
     Ok(())
 }
