@@ -22,18 +22,20 @@ const LOST: &str = "BLOOMLABLOST";
 
 const ADD_OR_QUERY: &str = r"
 -- KEYS[1]: config hash; KEYS[2..]: shard keys. ARGV[1]: 'a' (SETBIT, answer old bits) or 'q'
--- (GETBIT). ARGV[2]: the generation id the client opened. ARGV[i+1]: offsets in KEYS[i] (i >= 2),
--- each a 4-byte big-endian unsigned integer.
+-- (GETBIT). ARGV[2]: the generation id the client opened. ARGV[3]: TTL in ms of a shard an add
+-- writes (0: none). ARGV[i+2]: offsets in KEYS[i] (i >= 2), each a 4-byte big-endian unsigned
+-- integer.
 local g = redis.call('HGET', KEYS[1], 'gen')
 if g ~= ARGV[2] then
   return redis.error_reply('BLOOMLABLOST ' .. (g or 'none'))
 end
 local set = ARGV[1] == 'a'
+local ttl = tonumber(ARGV[3])
 local out = {}
 local n = 0
 for i = 2, #KEYS do
   local key = KEYS[i]
-  local s = ARGV[i + 1]
+  local s = ARGV[i + 2]
   for p = 1, #s, 4 do
     local a, b, c, d = string.byte(s, p, p + 3)
     local off = ((a * 256 + b) * 256 + c) * 256 + d
@@ -42,21 +44,33 @@ for i = 2, #KEYS do
     n = n + 1
     out[n] = v
   end
+  if set and ttl > 0 then
+    redis.call('PEXPIRE', key, ttl, 'NX')
+  end
 end
 return table.concat(out)
 ";
 
 const BULK_OR: &str = r"
--- KEYS[1]: config hash; KEYS[2]: scratch key; KEYS[i+2]: a shard; ARGV[1]: the generation id;
--- ARGV[i+1]: the batch's bits for KEYS[i+2] (Redis bit order). OR each delta into its shard;
--- atomic, so concurrent writers lose nothing.
+-- KEYS[1]: config hash; KEYS[2]: scratch key; KEYS[i] (i >= 3): a shard; ARGV[1]: the
+-- generation id; ARGV[2]: TTL in ms of a shard written (0: none); ARGV[i]: the batch's bits for
+-- KEYS[i] (Redis bit order). OR each delta into its shard; atomic, so concurrent writers lose
+-- nothing.
 local g = redis.call('HGET', KEYS[1], 'gen')
 if g ~= ARGV[1] then
   return redis.error_reply('BLOOMLABLOST ' .. (g or 'none'))
 end
+local ttl = tonumber(ARGV[2])
 for i = 3, #KEYS do
-  redis.call('SET', KEYS[2], ARGV[i - 1])
-  redis.call('BITOP', 'OR', KEYS[i], KEYS[i], KEYS[2])
+  redis.call('SET', KEYS[2], ARGV[i])
+  local r = redis.pcall('BITOP', 'OR', KEYS[i], KEYS[i], KEYS[2])
+  if type(r) == 'table' and r.err then
+    redis.call('DEL', KEYS[2]) -- no scratch key left behind (e.g. a shard of another type)
+    return r
+  end
+  if ttl > 0 then
+    redis.call('PEXPIRE', KEYS[i], ttl, 'NX')
+  end
 end
 redis.call('DEL', KEYS[2])
 return redis.status_reply('OK')
@@ -136,6 +150,8 @@ pub(super) struct Batch<'a> {
     pub(super) name: &'a str,
     pub(super) loaded: &'a Loaded,
     pub(super) script: &'a redis::Script,
+    /// TTL in ms a shard gets when an add first writes it (0: none).
+    pub(super) ttl_ms: u64,
 }
 
 /// `HGET {name}:config gen`: the generation check a pipeline starts with.
@@ -261,7 +277,7 @@ impl Batch<'_> {
         let mut inv = script.prepare_invoke();
         inv.key(config_key(self.name));
         inv.key(delta_key(self.name));
-        inv.arg(self.generation());
+        inv.arg(self.generation()).arg(self.ttl_ms);
         for &(s, start, end) in groups {
             let top = ops[start..end].iter().map(|op| op.1).max().unwrap_or(0);
             let mut delta = vec![0u8; top as usize / 8 + 1];
@@ -332,6 +348,7 @@ impl Batch<'_> {
                         cmds.push(c);
                     }
                 }
+                cmds.extend(self.expire_cmds(groups, add));
                 let replies = self.checked(cmds, groups, &what, add)?;
                 replies.iter().map(|v| matches!(v, Value::Int(1))).collect()
             }
@@ -353,6 +370,7 @@ impl Batch<'_> {
                     }
                     cmds.push(c);
                 }
+                cmds.extend(self.expire_cmds(groups, add));
                 let replies = self.checked(cmds, groups, &what, add)?;
                 let mut bits = Vec::with_capacity(ops.len());
                 for r in replies {
@@ -374,7 +392,7 @@ impl Batch<'_> {
             Transport::Bulk | Transport::Auto | Transport::Lua => {
                 let mut inv = self.script.prepare_invoke();
                 inv.arg(if add { "a" } else { "q" });
-                inv.arg(self.generation());
+                inv.arg(self.generation()).arg(self.ttl_ms);
                 inv.key(config_key(self.name));
                 for &(s, _, _) in groups {
                     inv.key(self.shard_key(s));
@@ -418,9 +436,25 @@ impl Batch<'_> {
             .collect()
     }
 
+    /// `PEXPIRE shard ttl NX` for each shard of an add batch when the filter has a TTL (none
+    /// otherwise): a shard gets the TTL when it is first written.
+    fn expire_cmds(&self, groups: &[Group], add: bool) -> Vec<Cmd> {
+        if !add || self.ttl_ms == 0 {
+            return Vec::new();
+        }
+        groups
+            .iter()
+            .map(|&(s, _, _)| {
+                let mut c = redis::cmd("PEXPIRE");
+                c.arg(self.shard_key(s)).arg(self.ttl_ms).arg("NX");
+                c
+            })
+            .collect()
+    }
+
     /// Send a pipeline that starts with the generation check (and, for an add by the pipeline
-    /// or `BITFIELD` path, one `EXISTS` per shard), check the generation, and answer the
-    /// replies of the remaining commands. A failed check is [`Error::FilterLost`]; an add that
+    /// or `BITFIELD` path, one `EXISTS` per shard, and ends, with a TTL, with one `PEXPIRE` per
+    /// shard), check the generation, and answer the replies of the commands in between. A failed check is [`Error::FilterLost`]; an add that
     /// failed it removes the shard keys it created while the config is still missing.
     fn checked(
         &mut self,
@@ -441,7 +475,8 @@ impl Batch<'_> {
                 connection: false,
             });
         }
-        let rest = replies.split_off(head);
+        let mut rest = replies.split_off(head);
+        rest.truncate(rest.len() - self.expire_cmds(groups, add).len().min(rest.len()));
         if let Err(lost) = check_generation(self.conn, self.name, self.generation(), &replies[0]) {
             if add {
                 let created: Vec<String> = groups

@@ -47,13 +47,13 @@ use std::fmt;
 use std::time::Duration;
 
 const INIT: &str = r"
--- KEYS[1]: config hash; KEYS[2..]: shard keys. ARGV[1]: TTL in ms (0: none); ARGV[2]: shard
--- bits; ARGV[3]: m; ARGV[4]: a new generation id; ARGV[5..]: field, value, field, value, ...
--- Creates the config unless it exists; answers the existing config (or 'created'). With a TTL,
--- every shard is created at full size and every key expires after it. An existing config
--- without a generation id (made by an older bloomlab) gets one.
+-- KEYS[1]: config hash; KEYS[2..]: shard keys. ARGV[1]: TTL in ms (0: none); ARGV[2]: a new
+-- generation id; ARGV[3..]: field, value, field, value, ...
+-- Creates the config unless it exists; answers the existing config (or 'created'). With a TTL
+-- the config expires after it (each shard gets it when a batch first writes it). An existing
+-- config without a generation id (made by an older bloomlab) gets one.
 if redis.call('EXISTS', KEYS[1]) == 1 then
-  redis.call('HSETNX', KEYS[1], 'gen', ARGV[4])
+  redis.call('HSETNX', KEYS[1], 'gen', ARGV[2])
   return redis.call('HGETALL', KEYS[1])
 end
 for i = 2, #KEYS do
@@ -62,17 +62,9 @@ for i = 2, #KEYS do
     return redis.error_reply('WRONGTYPE key ' .. KEYS[i] .. ' holds a ' .. t .. ', not a bitmap string')
   end
 end
-redis.call('HSET', KEYS[1], 'gen', ARGV[4], unpack(ARGV, 5))
-local ttl = tonumber(ARGV[1])
-if ttl > 0 then
-  local shard_bits = tonumber(ARGV[2])
-  local m = tonumber(ARGV[3])
-  for i = 2, #KEYS do
-    local len = math.min(shard_bits, m - (i - 2) * shard_bits)
-    redis.call('SETBIT', KEYS[i], len - 1, 0)
-    redis.call('PEXPIRE', KEYS[i], ttl)
-  end
-  redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('HSET', KEYS[1], 'gen', ARGV[2], unpack(ARGV, 3))
+if tonumber(ARGV[1]) > 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
 end
 return 'created'
 ";
@@ -200,12 +192,18 @@ impl BitmapBloom {
         self.config.as_ref().map(|l| l.generation.as_str())
     }
 
-    /// Give the keys [`BitmapBloom::try_init`] creates a time to live (`None`, the default:
-    /// they live until deleted). With a TTL every shard is created at its full size at once
-    /// (the memory is taken up front, not batch by batch) and every key of the filter expires
-    /// together; a filter that expires while in use answers [`Error::FilterLost`].
+    /// Give every key of the filter this handle creates a time to live (`None`, the default:
+    /// they live until deleted): the config when [`BitmapBloom::try_init`] creates it, each
+    /// shard when an add first writes it (`PEXPIRE … NX` in the same round trip: Redis ≥ 7.0).
+    /// A filter that expires while in use answers [`Error::FilterLost`].
     pub fn set_ttl(&mut self, ttl: Option<Duration>) {
         self.ttl = ttl.filter(|d| !d.is_zero());
+    }
+
+    /// The TTL in milliseconds, 0 for none.
+    fn ttl_ms(&self) -> u64 {
+        self.ttl
+            .map_or(0, |d| d.as_millis().clamp(1, u128::from(u64::MAX)) as u64)
     }
 
     /// The filter's name.
@@ -321,13 +319,7 @@ impl BitmapBloom {
         for s in 0..loaded.layout.shards() {
             call.key(self.shard_key(s));
         }
-        let ttl_ms = self
-            .ttl
-            .map_or(0, |d| d.as_millis().clamp(1, u128::from(u64::MAX)) as u64);
-        call.arg(ttl_ms)
-            .arg(cfg.options.shard_bits)
-            .arg(cfg.m)
-            .arg(&loaded.generation);
+        call.arg(self.ttl_ms()).arg(&loaded.generation);
         for (f, v) in cfg.fields() {
             call.arg(f).arg(v);
         }
@@ -385,11 +377,13 @@ impl BitmapBloom {
             .as_ref()
             .ok_or_else(|| config::not_created(&self.name))?;
         let plan = plan(loaded, items);
+        let ttl_ms = self.ttl_ms();
         Batch {
             conn: &mut self.conn,
             name: &self.name,
             loaded,
             script: &self.script,
+            ttl_ms,
         }
         .run(&plan, add, self.transport, single)
     }
