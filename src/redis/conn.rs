@@ -94,9 +94,9 @@ fn cut(text: &str) -> String {
 fn describe(e: &RedisError, waited: Duration) -> String {
     if e.is_timeout() {
         return format!(
-            "no reply within {} s (the server is busy, frozen or unreachable; a command may or \
-             may not have run)",
-            waited.as_secs()
+            "no reply within {:.0} s (the server is busy, frozen or unreachable; a command may \
+             or may not have run)",
+            waited.as_secs_f64()
         );
     }
     let mut text = match e.clone().into_server_errors() {
@@ -184,9 +184,12 @@ impl RedisConn {
     }
 
     fn connect(&mut self) -> Result<()> {
+        let started = std::time::Instant::now();
+        // A timeout says how long connecting took (the connection and the client's setup
+        // commands each wait up to CONNECT_TIMEOUT).
         let unreachable = |e: RedisError, addr: &str| Error::Redis {
             target: format!("server {addr}"),
-            message: format!("cannot connect: {}", describe(&e, CONNECT_TIMEOUT)),
+            message: format!("cannot connect: {}", describe(&e, started.elapsed())),
             connection: true,
         };
         let inner = if self.cluster {
