@@ -471,3 +471,49 @@ fn cuckoo_bucket_size_and_fingerprint_bits_flags() {
         assert_eq!(v["m_bits"], bits, "b={b}: {v}");
     }
 }
+
+/// Issue 46, item 9: the smaller edges of the command line, each as it was and as it is.
+#[test]
+fn saturated_filters_print_words_not_inf() {
+    // calc --n 1000 --m 1 printed "lower bound log2(1/p) = -0.000   overhead +inf%".
+    let o = run(&["calc", "--n", "1000", "--m", "1"]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(
+        out.contains(
+            "lower bound log2(1/p) = 0.000   overhead n/a (FPR 100%: the bound is 0 bits)"
+        ),
+        "{out}"
+    );
+    assert!(!out.contains("inf") && !out.contains("-0.000"), "{out}");
+    let j = json(&["calc", "--n", "1000", "--m", "1", "--json"]);
+    assert_eq!(j["lower_bound_bits_per_key"], 0.0);
+    assert!(j["overhead_vs_lower_bound"].is_null(), "{j}");
+    // measure --m 65 printed "estimated count inf": every bit is set, no count follows.
+    for m in ["1", "65"] {
+        let o = run(&["measure", "--n", "1000", "--m", m, "--queries", "100"]);
+        let out = stdout(&o);
+        assert!(o.status.success(), "{out}");
+        assert!(
+            out.contains("estimated count none: every bit is set (the filter is saturated)"),
+            "--m {m}: {out}"
+        );
+        assert!(!out.contains(" inf"), "--m {m}: {out}");
+    }
+    // A filter with zeros left still gets its number.
+    let out = stdout(&run(&[
+        "measure",
+        "--n",
+        "1000",
+        "--p",
+        "0.01",
+        "--queries",
+        "100",
+    ]));
+    let count = out
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("estimated count "))
+        .expect("a count");
+    let c: f64 = count.parse().expect("a number");
+    assert!((900.0..1100.0).contains(&c), "{c}");
+}

@@ -3,7 +3,7 @@
 //! These tests are `#[ignore]`d unless asked for: run them with
 //! `eval "$(bash .ci/redis-up.sh)"; cargo test --features redis --test redis_integrity -- --ignored`
 //! (`.ci/run` does). They need `redis-server` on the PATH (each starts its own throwaway servers
-//! without persistence on loopback ports 6398-6399, and kills them) and `BLOOMLAB_REDIS_URL` for
+//! without persistence on loopback ports 6398-6400, and kills them) and `BLOOMLAB_REDIS_URL` for
 //! the rest; a missing server fails the test instead of skipping it.
 
 #![cfg(feature = "redis")]
@@ -28,6 +28,19 @@ impl Throwaway {
         let dir = tempfile::tempdir().unwrap();
         let child = Self::spawn(port, dir.path(), None);
         Self { port, dir, child }
+    }
+
+    /// A server with `maxmemory` set (bytes).
+    fn with_maxmemory(port: u16, bytes: u64) -> Self {
+        let s = Self::start(port);
+        let _: () = RedisConn::open(&s.url())
+            .unwrap()
+            .query(
+                redis::cmd("CONFIG").arg("SET").arg("maxmemory").arg(bytes),
+                "CONFIG SET",
+            )
+            .unwrap();
+        s
     }
 
     /// A server that asks for `password` (`requirepass`).
@@ -276,7 +289,10 @@ fn a_planted_config_is_corrupt_not_an_allocation() {
     let t = Instant::now();
     let e = BitmapBloom::new(RedisConn::open(&url).unwrap(), &name).unwrap_err();
     let _: u64 = c.query(redis::cmd("DEL").arg(&key), &key).unwrap();
-    assert!(matches!(&e, Error::Corrupt(m) if m.contains(&key)), "{e:?}");
+    assert!(
+        matches!(&e, Error::RedisCorrupt { key: k, .. } if *k == key),
+        "{e:?}"
+    );
     assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
 }
 
@@ -364,4 +380,107 @@ fn no_redis_command_prints_a_password() {
     }
     assert_eq!(server.dbsize_with(RIGHT), 0, "keys left behind");
     eprintln!("{runs} runs of {subcommands:?}: no password in any output");
+}
+
+/// `bloomlab redis compare` against a throwaway server: the checks before the first pass, the
+/// exit statuses, and the keys it leaves (none: after a normal run, an error, and SIGINT).
+#[test]
+#[ignore = "needs Redis: .ci/redis-up.sh"]
+fn compare_checks_up_front_and_leaves_no_keys() {
+    let server = Throwaway::with_maxmemory(6400, 20_000_000);
+    let url = server.url();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("c.csv");
+    let out = out.to_str().unwrap();
+    let compare = |extra: &[&str]| {
+        let mut a = vec!["redis", "compare", "--url", &url, "--out", out];
+        a.extend_from_slice(extra);
+        let t = Instant::now();
+        let (code, text) = bloomlab(&a, tmp.path());
+        (code, text, t.elapsed())
+    };
+    let mut report = Vec::new();
+    // A normal run: exit 0, no key left.
+    let (code, text, _) = compare(&["--n", "5000", "--no-module"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert_eq!(server.dbsize(), 0, "after a normal run");
+    report.push("normal run: exit 0, 0 keys".to_string());
+    // The module, before the first pass (this server has none): exit 3 at once, nothing written.
+    let (code, text, took) = compare(&["--n", "200000"]);
+    assert_eq!(code, Some(3), "{text}");
+    assert!(
+        text.contains("RedisBloom") && text.contains("before the first pass"),
+        "{text}"
+    );
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    assert_eq!(server.dbsize(), 0);
+    // The smallest n of the cuckoo row: exit 2.
+    let (code, text, _) = compare(&["--n", "1"]);
+    assert_eq!(code, Some(2), "{text}");
+    assert!(
+        text.contains("invalid n: 1") && text.contains("--no-module"),
+        "{text}"
+    );
+    // A design that does not fit maxmemory: refused with the numbers, exit 2, nothing written.
+    let (code, text, took) = compare(&["--n", "1e9", "--p", "1e-300", "--no-module"]);
+    assert_eq!(code, Some(2), "{text}");
+    assert!(
+        text.contains("GB in Redis") && text.contains("maxmemory 20.00 MB"),
+        "{text}"
+    );
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    assert_eq!(server.dbsize(), 0);
+    report.push(format!("preflight refusal: exit 2 in {took:?}, 0 keys"));
+    // With --force the server refuses writes (OOM): one short line, exit 3, no key left.
+    let (code, text, _) = compare(&[
+        "--n",
+        "1e9",
+        "--p",
+        "1e-300",
+        "--no-module",
+        "--transport",
+        "bitfield",
+        "--force",
+    ]);
+    assert_eq!(code, Some(3), "{text}");
+    assert!(
+        text.len() < 1000 && text.contains("commands of the batch failed"),
+        "{text}"
+    );
+    assert_eq!(server.dbsize(), 0, "after an error");
+    report.push(format!(
+        "OOM under --force: exit 3, {} bytes of output, 0 keys",
+        text.len()
+    ));
+    // SIGINT mid-run: exit 130, no key left.
+    let child = Command::new(env!("CARGO_BIN_EXE_bloomlab"))
+        .args(["redis", "compare", "--url", &url, "--out", out])
+        .args(["--n", "2000000", "--no-module", "--transport", "lua"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while server.dbsize() < 2 {
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "the run wrote no shard"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let during = server.dbsize();
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert!(err.contains("interrupted: removed"), "{err}");
+    assert_eq!(server.dbsize(), 0, "after SIGINT");
+    report.push(format!(
+        "SIGINT: {during} keys during the run, exit 130, 0 keys after"
+    ));
+    eprintln!("{}", report.join("\n"));
 }

@@ -27,7 +27,7 @@
 //! the shard keys the failed batch created.
 //!
 //! **Untrusted configs.** A config read from Redis is input: its fields are bounded before
-//! anything is allocated from it ([`crate::Error::Corrupt`] otherwise).
+//! anything is allocated from it ([`crate::Error::RedisCorrupt`] otherwise).
 //!
 //! Tests against a real server run when `BLOOMLAB_REDIS_URL` is set (see `.ci/redis-up.sh`).
 

@@ -98,7 +98,7 @@ pub fn blocks_for(n: u64, p: f64) -> Result<u64> {
         if hi >= MAX_BLOCKS {
             return Err(Error::invalid(
                 Param::P,
-                p,
+                crate::units::format_number(p),
                 format!(
                     "a rate a split-block filter for {n} items reaches with at most 2^32 blocks"
                 ),

@@ -17,7 +17,7 @@ static ALLOC: bloomlab::alloc_count::CountingAlloc = bloomlab::alloc_count::Coun
 ///
 /// Without a command, opens the interactive explorer on a terminal.
 #[derive(Debug, Parser)]
-#[command(name = "bloomlab", version, about, long_about = None, after_help = cli::GUIDE)]
+#[command(name = "bloomlab", version, about, long_about = None, after_help = cli::AFTER_HELP)]
 struct Cli {
     #[command(subcommand)]
     cmd: Option<Cmd>,
@@ -38,7 +38,7 @@ enum Cmd {
     Redis(cli::redis::Args),
     /// Build a filter from a file of keys (one per line) and save it.
     Build(cli::build::Args),
-    /// Ask a saved filter about keys (exit 0: some maybe present, 1: all absent, 2: error).
+    /// Ask a saved filter about keys (exit 0: some maybe present, 1: all absent, 2: bad input).
     Query(cli::query::Args),
     /// Run experiment specs (TOML) into CSV, SVG and PNG.
     Run(cli::run::Args),

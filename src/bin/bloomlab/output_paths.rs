@@ -14,7 +14,8 @@
 //! when the operating system refuses a file there; as root it does not), the command's own
 //! input; for an output directory, also the directory being a FIFO. A fresh path is the control:
 //! it passes, and the command does its work (the Redis commands, pointed at a closed loopback
-//! port, then fail to connect: the check came first).
+//! port, then fail to connect: the check came first). A refusal is exit status 2, the
+//! connection failure 3.
 
 use super::{Cli, Cmd, cli};
 use bloomlab::Error;
@@ -338,12 +339,16 @@ fn hostile(t: &Template, case: &str, base: &Path) -> Option<bool> {
                 e.to_string().contains(&out.display().to_string()),
                 "{what}: the error does not name the path: {e}"
             );
+            assert_eq!(cli::out::status(e), 2, "{what}: bad input is exit 2: {e}");
         }
         (Ok(()), true) => panic!("{what}: not refused"),
-        (r, false) if t.redis => assert!(
-            matches!(r, Err(Error::Redis { .. })),
-            "{what}: expected the connection error after the check passed: {r:?}"
-        ),
+        (r, false) if t.redis => {
+            assert!(
+                matches!(r, Err(Error::Redis { .. })),
+                "{what}: expected the connection error after the check passed: {r:?}"
+            );
+            assert_eq!(r.as_ref().map_err(cli::out::status), Err(3), "{what}");
+        }
         (r, false) => {
             assert!(r.is_ok(), "{what}: {r:?}");
             assert!(spot(&out).is_file(), "{what}: nothing written");

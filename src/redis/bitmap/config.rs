@@ -71,12 +71,11 @@ impl BitmapConfig {
     /// [`ShardLayout::MAX_SHARDS`] shards, p a probability) before anything is allocated from it.
     ///
     /// # Errors
-    /// [`Error::Corrupt`] naming the key and the field.
+    /// [`Error::RedisCorrupt`] naming the key and the field.
     pub(super) fn parse(key: &str, map: &HashMap<String, String>) -> Result<Self> {
-        let corrupt = |field: &str| {
-            Error::Corrupt(format!(
-                "config hash {key}: field '{field}' missing or invalid (not a bloomlab filter?)"
-            ))
+        let corrupt = |field: &str| Error::RedisCorrupt {
+            key: key.to_string(),
+            reason: format!("field '{field}' missing or invalid (not a bloomlab filter?)"),
         };
         let get = |f: &str| map.get(f).ok_or_else(|| corrupt(f));
         if get("format")? != FORMAT {
@@ -98,8 +97,10 @@ impl BitmapConfig {
         if !(0.0..1.0).contains(&cfg.p) {
             return Err(corrupt("p"));
         }
-        cfg.check()
-            .map_err(|e| Error::Corrupt(format!("config hash {key}: {e}")))?;
+        cfg.check().map_err(|e| Error::RedisCorrupt {
+            key: key.to_string(),
+            reason: e.to_string(),
+        })?;
         Ok(cfg)
     }
 
@@ -249,7 +250,7 @@ mod tests {
         map.insert("shard_bits".into(), "64".into());
         let e = BitmapConfig::parse("{x}:config", &map).unwrap_err();
         assert!(
-            matches!(&e, Error::Corrupt(m) if m.contains("{x}:config")),
+            matches!(&e, Error::RedisCorrupt { key, .. } if key == "{x}:config"),
             "{e}"
         );
         assert!(BitmapConfig::parse("{x}:config", &valid()).is_ok());
@@ -265,7 +266,7 @@ mod tests {
             assert!(
                 matches!(
                     BitmapConfig::parse("{x}:config", &map),
-                    Err(Error::Corrupt(_))
+                    Err(Error::RedisCorrupt { .. })
                 ),
                 "{field} = {bad}"
             );
@@ -305,7 +306,7 @@ mod tests {
                     prop_assert!((1..=theory::MAX_K).contains(&cfg.k));
                     prop_assert!((0.0..1.0).contains(&cfg.p));
                 }
-                Err(e) => prop_assert!(matches!(e, Error::Corrupt(_)), "{e:?}"),
+                Err(e) => prop_assert!(matches!(e, Error::RedisCorrupt { .. }), "{e:?}"),
             }
         }
     }

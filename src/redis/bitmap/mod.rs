@@ -120,7 +120,7 @@ impl BitmapBloom {
     ///
     /// # Errors
     /// A name with `{` or `}` (the hash tag is added here); [`Error::Redis`] when the server
-    /// fails; [`Error::Corrupt`] when `{name}:config` is not a bloomlab config.
+    /// fails; [`Error::RedisCorrupt`] when `{name}:config` is not a valid bloomlab config.
     pub fn new(conn: RedisConn, name: &str) -> Result<Self> {
         if name.is_empty() || name.contains(['{', '}']) {
             return Err(Error::invalid(
@@ -171,16 +171,15 @@ impl BitmapBloom {
         Ok(())
     }
 
-    /// A config read from Redis, checked (untrusted input: [`Error::Corrupt`]).
+    /// A config read from Redis, checked (untrusted input: [`Error::RedisCorrupt`]).
     fn loaded(key: &str, map: &HashMap<String, String>) -> Result<Loaded> {
         let cfg = BitmapConfig::parse(key, map)?;
         let generation = map
             .get(GENERATION)
             .filter(|g| !g.is_empty() && g.len() <= 64)
-            .ok_or_else(|| {
-                Error::Corrupt(format!(
-                    "config hash {key}: field '{GENERATION}' missing or invalid"
-                ))
+            .ok_or_else(|| Error::RedisCorrupt {
+                key: key.to_string(),
+                reason: format!("field '{GENERATION}' missing or invalid"),
             })?;
         Loaded::new(cfg, generation.clone())
     }
@@ -338,9 +337,11 @@ impl BitmapBloom {
                 Ok(true)
             }
             v => {
-                let map: HashMap<String, String> = redis::from_redis_value(v).map_err(|e| {
-                    Error::Corrupt(format!("config hash {key}: unexpected reply ({e})"))
-                })?;
+                let map: HashMap<String, String> =
+                    redis::from_redis_value(v).map_err(|e| Error::RedisCorrupt {
+                        key: key.clone(),
+                        reason: format!("unexpected reply ({e})"),
+                    })?;
                 let existing = BitmapConfig::parse(&key, &map)?;
                 let diffs: Vec<String> = existing
                     .identity()

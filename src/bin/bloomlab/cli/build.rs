@@ -117,10 +117,7 @@ fn open_keys(path: &Path) -> Result<(Box<dyn Read>, Option<u64>)> {
     if path.as_os_str() == "-" {
         return Ok((Box::new(std::io::stdin().lock()), None));
     }
-    let f = std::fs::File::open(path).map_err(|e| Error::Io {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    })?;
+    let f = std::fs::File::open(path).map_err(|e| Error::opening(path.display(), &e))?;
     let len = f.metadata().ok().map(|m| m.len());
     Ok((Box::new(f), len))
 }
@@ -210,11 +207,7 @@ pub fn run(a: &Args) -> Result<()> {
             }
             let c = for_each_key(&a.keys, "counting keys", |_| {})?;
             if c == 0 {
-                return Err(Error::invalid(
-                    Param::Other("keys"),
-                    a.keys.display(),
-                    "a file with at least one non-empty line (or give --n)",
-                ));
+                return Err(no_keys(a));
             }
             c
         }
@@ -259,6 +252,9 @@ pub fn run(a: &Args) -> Result<()> {
         let keys = ends.iter().scan(0, |start, &end| {
             Some(&bytes[std::mem::replace(start, end)..end])
         });
+        if ends.is_empty() {
+            return Err(no_keys(a));
+        }
         let f = AnyFilter::build_from_with(&spec, hasher, keys)?;
         let out = Built {
             n: ends.len() as u64,
@@ -271,6 +267,19 @@ pub fn run(a: &Args) -> Result<()> {
         keyed: key.is_some(),
     };
     out.fill_and_save(a, AnyFilter::build_with(&spec, hasher)?)
+}
+
+/// The one rule for an empty key set, every kind alike (static kinds accepted one before): it
+/// is refused, with `--n` too. A filter of no keys answers "absent" for every key, a false
+/// negative for each key the user meant to put in; the input is almost surely wrong (an empty
+/// file, a pipeline that produced nothing). It is the rule n >= 1 of `--n` and of every
+/// design, applied to the keys.
+fn no_keys(a: &Args) -> Error {
+    Error::invalid(
+        Param::Other("keys"),
+        a.keys.display(),
+        "a file with at least one non-empty line (a filter of no keys would answer 'absent' for every key)",
+    )
 }
 
 /// What `run` knows before the filter exists.
@@ -291,6 +300,9 @@ impl Built {
                 failed = Some(e);
             }
         })?;
+        if inserted == 0 {
+            return Err(no_keys(a));
+        }
         if let Some(e) = failed {
             return Err(Error::invalid(
                 Param::Other("keys"),

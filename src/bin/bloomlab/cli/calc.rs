@@ -482,10 +482,10 @@ pub fn run(a: &Args) -> Result<()> {
     };
     outln!("  k         {}{kopt}", s.k)?;
     outln!(
-        "  bits/key  {:.3}   lower bound log2(1/p) = {:.3}   overhead {:+.1}%",
+        "  bits/key  {:.3}   lower bound log2(1/p) = {:.3}   overhead {}",
         s.bits_per_key,
         s.lower_bound_bits_per_key,
-        s.overhead_vs_lower_bound * 100.0
+        bloomlab::units::format_overhead(s.bits_per_key, s.lower_bound_bits_per_key)
     )?;
     match &s.fpr_exact_text {
         Some(e) => outln!(

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Diagrams: standard, blocked, split-block, counting, cuckoo, scalable, xor, \
-binary-fuse, quotient (--list says what each shows).\nExamples:\n  bloomlab diagram cuckoo --out cuckoo.svg\n  \
+binary-fuse, quotient, ribbon (--list says what each shows).\nExamples:\n  bloomlab diagram cuckoo --out cuckoo.svg\n  \
 bloomlab diagram --all --out-dir book/src/figures/diagrams"
 )]
 pub struct Args {

@@ -11,7 +11,7 @@ use bloomlab::hash::{HashId, StrategyId};
 use bloomlab::measure::{Control, MeasureConfig, Measurement, measure};
 use bloomlab::spec::FilterSpec;
 use bloomlab::workload::KeyKind;
-use bloomlab::{Error, Result};
+use bloomlab::{Error, Param, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 
@@ -154,7 +154,7 @@ pub fn run(a: &Args) -> Result<()> {
         progress: Some(&progress),
         cancel: None,
     };
-    let r = measure(&cfg, &ctl);
+    let r = measure(&cfg, &ctl).map_err(|e| blame_capacity(e, a));
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
@@ -163,6 +163,26 @@ pub fn run(a: &Args) -> Result<()> {
         outln!("{}", to_json(&r)?)
     } else {
         print_text(&r)
+    }
+}
+
+/// The filter is designed for `--capacity` when it is given: an error about the design's n is
+/// about that flag, not `--n` (`--capacity 2^64-1` was reported as "invalid n").
+fn blame_capacity(e: Error, a: &Args) -> Error {
+    match (e, a.capacity) {
+        (
+            Error::InvalidParameter {
+                param: Param::N,
+                value,
+                valid,
+            },
+            Some(c),
+        ) if c != a.n && value == c.to_string() => Error::InvalidParameter {
+            param: Param::Other("capacity"),
+            value,
+            valid,
+        },
+        (e, _) => e,
     }
 }
 

@@ -21,8 +21,10 @@ use bloomlab::theory::MAX_K;
 use bloomlab::units;
 use bloomlab::{Error, Param, Result};
 
-/// Printed when `bloomlab` runs without a terminal, and after `--help`.
-pub const GUIDE: &str = "\
+/// The text of [`GUIDE`] (a macro, so that [`AFTER_HELP`] can join it to the exit statuses).
+macro_rules! guide {
+    () => {
+        "\
 bloomlab — a workbench for Bloom filters and their relatives
 
   bloomlab                       open the interactive explorer (needs a terminal)
@@ -38,7 +40,29 @@ bloomlab — a workbench for Bloom filters and their relatives
                                  which filter for this workload: measured, ranked by cost
   bloomlab run experiments/fpr-vs-fill.toml [--quick] [--out DIR]   (or --all)
                                  run experiment specs into results/<name>.csv, .svg, .png
-  bloomlab <command> --help      flags and ranges of a command";
+  bloomlab <command> --help      flags and ranges of a command"
+    };
+}
+
+/// The exit status of every command (the README says the same: a test checks it).
+macro_rules! exit_status {
+    () => {
+        "\
+Exit status:
+  0  success
+  1  query: every key absent
+  2  bad input or usage: a flag, value, name, file or path given (fix the command)
+  3  runtime or server failure: I/O on this machine (a full disk), Redis unreachable, timed
+     out or out of memory, a filter lost on the server (retry later)
+  4  a run completed but found a correctness failure (a false negative)"
+    };
+}
+
+/// Printed when `bloomlab` runs without a terminal.
+pub const GUIDE: &str = guide!();
+
+/// After `bloomlab --help`: the guide and the exit statuses.
+pub const AFTER_HELP: &str = concat!(guide!(), "\n\n", exit_status!());
 
 // The numeric flags are thin wrappers over `bloomlab::units` (the same parser as the TUI's
 // fields): the forms are tabled in that module's docs. clap prints the refusal after the flag
@@ -209,6 +233,36 @@ mod tests {
         assert!(parse_growth("1").is_err() && parse_growth("17").is_err());
         assert_eq!(parse_tightening("1/2"), Ok(0.5));
         assert!(parse_tightening("1").is_err());
+    }
+
+    /// `bloomlab --help` and the README's "Exit status" table say the same, for every status.
+    #[test]
+    fn the_readme_states_the_exit_statuses_of_the_help() {
+        let readme = include_str!("../../../../README.md");
+        let mut rows = Vec::new();
+        for line in exit_status!().lines().skip(1) {
+            match line.trim().split_once("  ") {
+                Some((code, what)) if code.parse::<u8>().is_ok() => {
+                    rows.push((code, what.to_string()))
+                }
+                _ => rows.last_mut().expect("a status first").1 += &format!(" {}", line.trim()),
+            }
+        }
+        assert_eq!(rows.len(), 5, "{rows:?}");
+        for (code, what) in rows {
+            let row = format!("| {code} | {what} |");
+            assert!(readme.contains(&row), "README lacks {row}");
+        }
+        assert!(AFTER_HELP.ends_with(exit_status!()));
+        // The statuses the library's classes map to are the ones stated.
+        use bloomlab::ErrorClass;
+        let codes = [
+            ErrorClass::Input,
+            ErrorClass::Runtime,
+            ErrorClass::Correctness,
+        ]
+        .map(ErrorClass::exit_status);
+        assert_eq!(codes, [2, 3, 4]);
     }
 
     #[test]

@@ -87,8 +87,9 @@ pub struct CheckedOut {
     create_dirs: bool,
 }
 
+/// A path refused before any work ([`Error::Path`], exit status 2).
 fn io_err(path: &Path, message: impl Into<String>) -> Error {
-    Error::Io {
+    Error::Path {
         path: path.display().to_string(),
         message: message.into(),
     }
@@ -233,6 +234,7 @@ pub struct Rules<'a> {
 
 impl<'a> Rules<'a> {
     /// A CSV table at `--out` (its directory created if missing).
+    #[cfg(feature = "redis")]
     #[must_use]
     pub fn csv(protected: &'a [Protected<'a>], follow_symlinks: bool) -> Self {
         Rules {
@@ -246,6 +248,7 @@ impl<'a> Rules<'a> {
 
     /// The penetration demo's SQLite `--db` (written in place by SQLite; its directory must
     /// exist).
+    #[cfg(feature = "redis")]
     #[must_use]
     pub fn db(protected: &'a [Protected<'a>], follow_symlinks: bool) -> Self {
         Rules {
@@ -299,7 +302,7 @@ pub fn check(
 ///
 /// # Errors
 /// [`Error::InvalidParameter`] naming the flag when the path is one of the protected inputs;
-/// [`Error::Io`] naming the path for a path that cannot or must not be written.
+/// [`Error::Path`] naming the path for a path that cannot or must not be written.
 pub fn check_with(path: &Path, rules: Rules<'_>) -> Result<CheckedOut> {
     for (flag, input) in rules.protected {
         if same_place(input, path) {
@@ -341,7 +344,7 @@ pub fn check_with(path: &Path, rules: Rules<'_>) -> Result<CheckedOut> {
 /// work: it is a directory (or can be created) this user may write into.
 ///
 /// # Errors
-/// [`Error::Io`] naming the directory.
+/// [`Error::Path`] naming the directory.
 pub fn check_dir(dir: &Path) -> Result<()> {
     match std::fs::metadata(dir) {
         Ok(m) if !m.is_dir() => Err(io_err(
@@ -365,13 +368,14 @@ impl CheckedOut {
     /// since [`check`]).
     ///
     /// # Errors
-    /// [`Error::Io`] naming the path.
+    /// [`Error::Path`] for a path refused now; [`Error::Io`] naming the path for a failed write.
     pub fn write(&self, write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<()> {
         self.recheck()?;
         write_atomic_with(&self.path, self.opts, write)
     }
 
     /// Write `rows` as CSV (a header from the first row's field names).
+    #[cfg(feature = "redis")]
     ///
     /// # Errors
     /// [`Error::Io`] naming the path.
@@ -395,7 +399,10 @@ impl CheckedOut {
             .parent()
             .filter(|d| self.create_dirs && !d.as_os_str().is_empty())
         {
-            std::fs::create_dir_all(dir).map_err(|e| io_err(&self.path, e.to_string()))?;
+            std::fs::create_dir_all(dir).map_err(|e| Error::Io {
+                path: self.path.display().to_string(),
+                message: e.to_string(),
+            })?;
         }
         check_target(&self.path, self.opts)?;
         check_format(

@@ -525,7 +525,38 @@ fn compare(a: &CompareArgs) -> Result<()> {
     print_compare(a, &rows)?;
     out.write_csv(&rows)?;
     outln!("wrote {}", a.out.display())?;
-    Ok(())
+    false_negatives(&rows)
+}
+
+/// A row with a false negative fails the run (exit status 4): no filter here may miss a key it
+/// holds, so the table says something went wrong under it.
+///
+/// # Errors
+/// [`Error::Correctness`] naming the rows.
+fn false_negatives(rows: &[Row]) -> Result<()> {
+    let bad: Vec<String> = rows
+        .iter()
+        .filter(|r| r.false_negatives > 0)
+        .map(|r| {
+            format!(
+                "{}/{} {} of {} added keys answered absent",
+                r.filter,
+                r.transport.split(' ').next().unwrap_or(""),
+                bloomlab::units::thousands(r.false_negatives),
+                bloomlab::units::thousands(r.n)
+            )
+        })
+        .collect();
+    if bad.is_empty() {
+        return Ok(());
+    }
+    Err(Error::Correctness(format!(
+        "false negatives in {} row(s): {}; a filter never misses a key it holds, so its keys \
+         were changed under the run (another client, FLUSHDB, eviction, a restart) or the filter \
+         is broken: the table is not to be trusted",
+        bad.len(),
+        bad.join("; ")
+    )))
 }
 
 fn print_compare(a: &CompareArgs, rows: &[Row]) -> Result<()> {
@@ -585,4 +616,44 @@ fn print_compare(a: &CompareArgs, rows: &[Row]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row_with(filter: &str, false_negatives: u64) -> Row {
+        Row {
+            filter: filter.into(),
+            transport: "lua".into(),
+            n: 1000,
+            p: 0.01,
+            batch: 100,
+            adds_per_s: 1.0,
+            hit_queries_per_s: 1.0,
+            miss_queries_per_s: 1.0,
+            queries: 1000,
+            false_positives: 10,
+            fpr: 0.01,
+            fpr_lo: 0.005,
+            fpr_hi: 0.02,
+            false_negatives,
+            memory_bytes: 1200,
+            bits_per_key: 9.6,
+            round_trips: 10,
+        }
+    }
+
+    #[test]
+    fn a_false_negative_fails_the_run_with_status_4() {
+        assert_eq!(false_negatives(&[row_with("bitmap", 0)]), Ok(()));
+        let e =
+            false_negatives(&[row_with("bitmap", 0), row_with("redisbloom-bf", 37)]).unwrap_err();
+        assert_eq!(e.class().exit_status(), 4, "{e}");
+        let text = e.to_string();
+        assert!(
+            text.contains("redisbloom-bf/lua 37 of 1,000") && text.contains("1 row(s)"),
+            "{text}"
+        );
+    }
 }

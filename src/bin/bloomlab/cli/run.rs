@@ -64,20 +64,22 @@ fn io(path: &std::path::Path, e: std::io::Error) -> Error {
     }
 }
 
-/// Run the command: exit status 0 when every experiment ran, 2 otherwise. Each error is printed
-/// once: a spec that does not parse (then nothing runs), or each experiment that failed (the
-/// others still run; the last line names the failed ones).
+/// Run the command: exit status 0 when every experiment ran. Each error is printed once: a spec
+/// that does not parse (then nothing runs), or each experiment that failed (the others still
+/// run; the last line names the failed ones); the status is then the highest of their errors'
+/// (2 bad input, 3 a runtime failure: see `bloomlab --help`).
 pub fn run(args: &Args) -> ExitCode {
-    let mut ok = true;
-    let code = super::out::finish(run_all(args).map(|all| ok = all));
-    if ok { code } else { ExitCode::from(2) }
+    let mut failed = 0;
+    let code = super::out::finish_status(run_all(args).map(|f| failed = f));
+    ExitCode::from(code.max(failed))
 }
 
-/// Run everything; `Ok(false)` when an experiment failed (its error already printed).
+/// Run everything; `Ok(status)` with the highest exit status of the experiments that failed
+/// (their errors already printed), 0 when none did.
 ///
 /// # Errors
 /// A spec that does not parse, duplicate names, a failed replot: before or instead of runs.
-pub fn run_all(args: &Args) -> Result<bool> {
+pub fn run_all(args: &Args) -> Result<u8> {
     let paths: Vec<PathBuf> = if args.all {
         let mut v: Vec<PathBuf> = std::fs::read_dir(&args.dir)
             .map_err(|e| {
@@ -140,6 +142,7 @@ pub fn run_all(args: &Args) -> Result<bool> {
     }
     let start = Instant::now();
     let mut failed = Vec::new();
+    let mut status = 0;
     if args.replot {
         for exp in &exps {
             let files = exp.replot_with(&args.out, write)?;
@@ -150,7 +153,7 @@ pub fn run_all(args: &Args) -> Result<bool> {
                 files.png.display()
             )?;
         }
-        return Ok(true);
+        return Ok(0);
     }
     for exp in &exps {
         let exp = if args.quick { exp.quick() } else { exp.clone() };
@@ -204,6 +207,7 @@ pub fn run_all(args: &Args) -> Result<bool> {
                 bar.0.abandon();
                 errln!("error: {}: {e}", exp.spec.name);
                 failed.push(exp.spec.name.clone());
+                status = status.max(super::out::status(&e));
             }
         }
     }
@@ -217,7 +221,7 @@ pub fn run_all(args: &Args) -> Result<bool> {
             format!("; failed: {}", failed.join(", "))
         }
     )?;
-    Ok(failed.is_empty())
+    Ok(status)
 }
 
 fn e_dup(e: &Experiment) -> Error {

@@ -380,10 +380,11 @@ fn fill_and_play(
         f.add_many(chunk)?;
     }
     let build_secs = start.elapsed().as_secs_f64();
-    let c = f
-        .config()
-        .copied()
-        .ok_or_else(|| Error::Corrupt("filter vanished".into()))?;
+    let c = f.config().copied().ok_or_else(|| Error::FilterLost {
+        filter: f.name().to_string(),
+        server: f.conn().addr().to_string(),
+        reason: "the handle has no config".into(),
+    })?;
     let prefix = format!("{}:withfilter", cfg.prefix);
     let with = run_mode(cache, Some(f), db, cfg, requests, &prefix)?;
     Ok((with, build_secs, c))

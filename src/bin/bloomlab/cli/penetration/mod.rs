@@ -318,6 +318,14 @@ pub fn run(a: &Args) -> Result<()> {
     )?;
     out.write_csv(&rows)?;
     outln!("wrote {}", a.out.display())?;
+    if r.with.filter_false_negatives > 0 {
+        // Exit status 4: the guard turned away real products.
+        return Err(Error::Correctness(format!(
+            "the filter answered absent for {} request(s) of existing products: a Bloom filter \
+             never does, so its keys were changed under the run; the table is not to be trusted",
+            bloomlab::units::thousands(r.with.filter_false_negatives)
+        )));
+    }
     Ok(())
 }
 

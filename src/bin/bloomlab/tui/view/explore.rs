@@ -224,11 +224,14 @@ fn draw_numbers(f: &mut Frame<'_>, e: &Explore, d: &Design, one_in: bool, area: 
         bytes.map(|b| b as f64 * 8.0 / d.n as f64)
     };
     if let Some(bpk) = bpk {
+        let over = if d.lower_bound > 0.0 {
+            format!("+{:.0}%", (bpk / d.lower_bound - 1.0) * 100.0)
+        } else {
+            "n/a".into()
+        };
         lines.push(Line::from(format!(
-            "bits/key {:.3}  bound {:.2} (+{:.0}%)",
-            bpk,
-            d.lower_bound,
-            (bpk / d.lower_bound - 1.0) * 100.0
+            "bits/key {:.3}  bound {:.2} ({over})",
+            bpk, d.lower_bound
         )));
     }
     lines.push(Line::from(vec![
