@@ -29,7 +29,9 @@
 //! **Untrusted configs.** A config read from Redis is input: its fields are bounded before
 //! anything is allocated from it ([`crate::Error::RedisCorrupt`] otherwise).
 //!
-//! Tests against a real server run when `BLOOMLAB_REDIS_URL` is set (see `.ci/redis-up.sh`).
+//! Tests against a real server run when `BLOOMLAB_REDIS_URL` is set (see `.ci/redis-up.sh`);
+//! those of `tests/redis_integrity.rs` (data loss, planted configs, passwords) are `#[ignore]`d
+//! and run with `--ignored`, as `.ci/run` does.
 
 pub mod bitmap;
 pub mod conn;
