@@ -90,26 +90,9 @@ fn fixtures() -> &'static Path {
     })
 }
 
-/// An experiment that runs in well under a second with `--quick`.
-const TINY_SPEC: &str = r#"
-name = "tiny"
-question = "?"
-[[filters]]
-kind = "standard"
-n = 1000
-p = 0.01
-[sweep]
-var = "fill"
-values = [0.5, 1.0]
-[quick]
-trials = 1
-queries = 200
-[plot]
-[[plot.panels]]
-y = "fpr"
-x_label = "fill"
-y_label = "FPR"
-"#;
+/// An experiment that runs in well under a second with `--quick` (shared with the binary's
+/// output-path test).
+const TINY_SPEC: &str = include_str!("data/tiny-spec.toml");
 
 /// Where a command's standard output goes.
 #[derive(Clone, Copy, Debug)]

@@ -82,25 +82,8 @@ struct Template {
 const KEYS: &[u8] = b"key-0\nkey-1\nkey-2\nkey-3\n";
 const SQLITE: &[u8] = b"SQLite format 3\0\x10\0\x01\x01\0@  \0\0\0\x02 the user's data";
 const NOTES: &[u8] = b"my notes, not a database\n";
-const TINY_SPEC: &[u8] = br#"
-name = "tiny"
-question = "?"
-[[filters]]
-kind = "standard"
-n = 1000
-p = 0.01
-[sweep]
-var = "fill"
-values = [0.5, 1.0]
-[quick]
-trials = 1
-queries = 200
-[plot]
-[[plot.panels]]
-y = "fpr"
-x_label = "fill"
-y_label = "FPR"
-"#;
+/// The experiment tests/validation.rs runs too (well under a second with `--quick`).
+const TINY_SPEC: &[u8] = include_bytes!("../../../tests/data/tiny-spec.toml");
 
 fn templates() -> Vec<Template> {
     #[allow(unused_mut)]

@@ -127,8 +127,7 @@ fn existing_dir(path: &Path) -> PathBuf {
 }
 
 /// Whether this user may create a file in `dir`: asked of the operating system with a probe
-/// file, created and removed at once (named like a temporary file, so a crash leaves nothing a
-/// later save does not remove).
+/// file, created and removed at once.
 fn probe_dir(path: &Path, dir: &Path) -> Result<()> {
     let meta = std::fs::metadata(dir).map_err(|e| {
         io_err(
@@ -145,8 +144,13 @@ fn probe_dir(path: &Path, dir: &Path) -> Result<()> {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.subsec_nanos());
+    // Named as a temporary file of `path` is: should the process die before the removal, the
+    // next save to `path` removes it.
+    let name = path
+        .file_name()
+        .map_or_else(|| "probe".into(), |n| n.to_string_lossy());
     let probe = dir.join(format!(
-        ".probe{}{}.{nanos}",
+        ".{name}{}{}.{nanos}.probe",
         bloomlab::persist::atomic::TEMP_TAG,
         std::process::id()
     ));
