@@ -294,6 +294,7 @@ fn a_planted_config_is_corrupt_not_an_allocation() {
         "{e:?}"
     );
     assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+    eprintln!("planted config refused in {:?}: {e}", t.elapsed());
 }
 
 /// `bloomlab ARGS` with `TMPDIR` set to `tmp`: (exit status, stdout + stderr).
