@@ -199,6 +199,32 @@ pub enum Error {
         /// not have run. Adds are idempotent, so re-running the batch on a new connection is safe.
         connection: bool,
     },
+    /// A filter stored in Redis (feature `redis`) is gone or is no longer the one this handle
+    /// opened: its config was deleted, flushed, evicted, expired or lost by a server restart
+    /// without persistence, or replaced by another filter of the same name (another generation
+    /// id). The handle gives no answers for it: its bits may be partly or wholly lost, so a
+    /// "not present" could be a false negative. Rebuild the filter from its source.
+    #[error(
+        "redis filter '{filter}' on {server} was lost: {reason}; its answers could be false negatives, so none are given (rebuild the filter from its source)"
+    )]
+    FilterLost {
+        /// The filter's name.
+        filter: String,
+        /// The server address (without password).
+        server: String,
+        /// What the check found (config missing, another generation).
+        reason: String,
+    },
+    /// A filter's config read from Redis (feature `redis`) is not a valid bloomlab config: a
+    /// field is missing, unparsable or out of bounds (a config is untrusted input, checked
+    /// before anything is allocated from it). Another program wrote the key, or it is damaged.
+    #[error("redis key {key} holds no valid bloomlab filter config: {reason}")]
+    RedisCorrupt {
+        /// The config key.
+        key: String,
+        /// What is wrong (which field).
+        reason: String,
+    },
     /// An I/O error (kept as text so the error stays `Clone + PartialEq`): the machine failed
     /// a read or a write (a full disk, a device error) on a path that was usable.
     #[error("i/o error on {path}: {message}")]
@@ -274,7 +300,11 @@ impl Error {
             | Error::Full { .. }
             | Error::Construction { .. }
             | Error::Allocation { .. } => ErrorClass::Input,
-            Error::Io { .. } | Error::Redis { .. } | Error::Cancelled => ErrorClass::Runtime,
+            Error::Io { .. }
+            | Error::Redis { .. }
+            | Error::FilterLost { .. }
+            | Error::RedisCorrupt { .. }
+            | Error::Cancelled => ErrorClass::Runtime,
             Error::Correctness(_) => ErrorClass::Correctness,
         }
     }

@@ -65,6 +65,14 @@ fn remove_temp_files_on_signals() {
             if removed > 0 {
                 cli::out::errln!("interrupted: removed {removed} unfinished temporary file(s)");
             }
+            // The Redis commands' keys and private directories (after the operation in flight).
+            #[cfg(feature = "redis")]
+            {
+                let removed = cli::redis::owned::on_signal();
+                if !removed.is_empty() {
+                    cli::out::errln!("interrupted: {removed}");
+                }
+            }
             std::process::exit(128 + sig);
         }
     });
