@@ -1053,4 +1053,25 @@ mod live {
             "{err}"
         );
     }
+
+    /// A malformed `--url` is the command's fault: exit status 2 naming the flag, before any
+    /// connection, and without the password it carried (no server needed).
+    #[test]
+    fn cli_malformed_url_is_bad_input() {
+        let bin = env!("CARGO_BIN_EXE_bloomlab");
+        for url in [
+            "notaurl",
+            "redis://:s3cret-pw@127.0.0.1:notaport",
+            "redis://127.0.0.1:1,bad",
+        ] {
+            let o = std::process::Command::new(bin)
+                .args(["redis", "compare", "--url", url, "--n", "10"])
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(2), "{url}: {err}");
+            assert!(err.contains("invalid url"), "{url}: {err}");
+            assert!(!err.contains("s3cret-pw"), "{url}: {err}");
+        }
+    }
 }

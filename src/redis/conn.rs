@@ -144,8 +144,27 @@ impl RedisConn {
                 message: "no URL given (expected redis://HOST:PORT)".into(),
                 connection: false,
             }),
-            1 => Self::open_single(&urls[0]),
-            _ => Self::open_cluster(&urls),
+            _ => {
+                // A malformed address is the command's fault (exit 2), not the server's: checked
+                // before connecting, named without its password.
+                for u in &urls {
+                    if let Err(e) = redis::IntoConnectionInfo::into_connection_info(u.as_str()) {
+                        return Err(Error::invalid(
+                            crate::error::Param::Other("url"),
+                            display_addr(u),
+                            format!(
+                                "redis://HOST:PORT[/DB], rediss://… or unix:///PATH ({})",
+                                e.detail().unwrap_or(e.category())
+                            ),
+                        ));
+                    }
+                }
+                if urls.len() == 1 {
+                    Self::open_single(&urls[0])
+                } else {
+                    Self::open_cluster(&urls)
+                }
+            }
         }
     }
 
