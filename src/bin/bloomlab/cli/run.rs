@@ -64,20 +64,37 @@ fn io(path: &std::path::Path, e: std::io::Error) -> Error {
     }
 }
 
-/// Run the command: exit status 0 when every experiment ran, 2 otherwise. Each error is printed
-/// once: a spec that does not parse (then nothing runs), or each experiment that failed (the
-/// others still run; the last line names the failed ones).
-pub fn run(args: &Args) -> ExitCode {
-    let mut ok = true;
-    let code = super::out::finish(run_all(args).map(|all| ok = all));
-    if ok { code } else { ExitCode::from(2) }
+/// What the experiments came to, when they could all be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    /// Every experiment ran and every check it makes passed.
+    Ok,
+    /// An experiment could not run (its error printed): exit status 2.
+    Failed,
+    /// Every experiment ran, and one found a failed check (the literature runner: a published
+    /// number bloomlab no longer reproduces): exit status 4.
+    ChecksFailed,
 }
 
-/// Run everything; `Ok(false)` when an experiment failed (its error already printed).
+/// Run the command: exit status 0 when every experiment ran and passed its checks, 2 when one
+/// could not run, 4 when one ran and found a failed check. Each error is printed once: a spec
+/// that does not parse (then nothing runs), or each experiment that failed (the others still
+/// run; the last line names the failed ones).
+pub fn run(args: &Args) -> ExitCode {
+    let mut outcome = Outcome::Ok;
+    let code = super::out::finish(run_all(args).map(|o| outcome = o));
+    match outcome {
+        Outcome::Ok => code,
+        Outcome::Failed => ExitCode::from(2),
+        Outcome::ChecksFailed => ExitCode::from(4),
+    }
+}
+
+/// Run everything; `Ok(Outcome::Failed)` when an experiment failed (its error already printed).
 ///
 /// # Errors
 /// A spec that does not parse, duplicate names, a failed replot: before or instead of runs.
-fn run_all(args: &Args) -> Result<bool> {
+fn run_all(args: &Args) -> Result<Outcome> {
     let paths: Vec<PathBuf> = if args.all {
         let mut v: Vec<PathBuf> = std::fs::read_dir(&args.dir)
             .map_err(|e| {
@@ -154,8 +171,9 @@ fn run_all(args: &Args) -> Result<bool> {
                 files.png.display()
             )?;
         }
-        return Ok(true);
+        return Ok(Outcome::Ok);
     }
+    let mut checks_failed = Vec::new();
     for exp in &exps {
         let exp = if args.quick { exp.quick() } else { exp.clone() };
         if args.quick
@@ -203,6 +221,12 @@ fn run_all(args: &Args) -> Result<bool> {
                 for line in &rep.summary {
                     outln!("  {line}")?;
                 }
+                if !rep.failures.is_empty() {
+                    for f in &rep.failures {
+                        errln!("check failed: {}: {f}", exp.spec.name);
+                    }
+                    checks_failed.push(exp.spec.name.clone());
+                }
             }
             Err(e) => {
                 bar.0.abandon();
@@ -212,16 +236,27 @@ fn run_all(args: &Args) -> Result<bool> {
         }
     }
     outln!(
-        "{} experiment(s) in {:.1}s{}",
+        "{} experiment(s) in {:.1}s{}{}",
         exps.len(),
         start.elapsed().as_secs_f64(),
         if failed.is_empty() {
             String::new()
         } else {
             format!("; failed: {}", failed.join(", "))
+        },
+        if checks_failed.is_empty() {
+            String::new()
+        } else {
+            format!("; checks failed: {}", checks_failed.join(", "))
         }
     )?;
-    Ok(failed.is_empty())
+    Ok(if !failed.is_empty() {
+        Outcome::Failed
+    } else if !checks_failed.is_empty() {
+        Outcome::ChecksFailed
+    } else {
+        Outcome::Ok
+    })
 }
 
 fn e_dup(e: &Experiment) -> Error {
