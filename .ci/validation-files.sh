@@ -40,9 +40,10 @@ expect 0 "" -- "$bin" build --keys keys.txt --p 0.01 --out link.bloom --follow-s
 for cmd in "calc --n 5 --p 0.1" "walkthrough" "measure --n 1000 --p 0.01 --queries 1000" "query target.bloom 7"; do
     # shellcheck disable=SC2086
     got=0; err=$("$bin" $cmd 2>&1 >/dev/full) || got=$?
-    if [[ $got -ne 2 || "$err" != *"No space left on device"* ]]; then
+    # A full disk is a runtime failure (exit 3), not bad input (2).
+    if [[ $got -ne 3 || "$err" != *"No space left on device"* ]]; then
         echo "FAIL: $cmd > /dev/full -> $got: $err" >&2; fails=$((fails + 1))
-    else echo "ok   2  $cmd > /dev/full"; fi
+    else echo "ok   3  $cmd > /dev/full"; fi
     # shellcheck disable=SC2086
     set +o pipefail; err=$( { "$bin" $cmd | true; } 2>&1 ); set -o pipefail
     if [[ -n "$err" ]]; then echo "FAIL: $cmd | true: $err" >&2; fails=$((fails + 1));

@@ -98,6 +98,8 @@ impl Design {
             -fpr_classic_ln / std::f64::consts::LN_2,
             theory::lower_bound_bits_per_key,
         );
+        // A rate that rounds to 1 (m = 1 bit for 1000 keys) has the bound 0, not -0.
+        let lower_bound = if lower_bound > 0.0 { lower_bound } else { 0.0 };
         Ok(Self {
             n,
             m,

@@ -199,7 +199,34 @@ pub enum Error {
         /// not have run. Adds are idempotent, so re-running the batch on a new connection is safe.
         connection: bool,
     },
-    /// An I/O error (kept as text so the error stays `Clone + PartialEq`).
+    /// A filter stored in Redis (feature `redis`) is gone or is no longer the one this handle
+    /// opened: its config was deleted, flushed, evicted, expired or lost by a server restart
+    /// without persistence, or replaced by another filter of the same name (another generation
+    /// id). The handle gives no answers for it: its bits may be partly or wholly lost, so a
+    /// "not present" could be a false negative. Rebuild the filter from its source.
+    #[error(
+        "redis filter '{filter}' on {server} was lost: {reason}; its answers could be false negatives, so none are given (rebuild the filter from its source)"
+    )]
+    FilterLost {
+        /// The filter's name.
+        filter: String,
+        /// The server address (without password).
+        server: String,
+        /// What the check found (config missing, another generation).
+        reason: String,
+    },
+    /// A filter's config read from Redis (feature `redis`) is not a valid bloomlab config: a
+    /// field is missing, unparsable or out of bounds (a config is untrusted input, checked
+    /// before anything is allocated from it). Another program wrote the key, or it is damaged.
+    #[error("redis key {key} holds no valid bloomlab filter config: {reason}")]
+    RedisCorrupt {
+        /// The config key.
+        key: String,
+        /// What is wrong (which field).
+        reason: String,
+    },
+    /// An I/O error (kept as text so the error stays `Clone + PartialEq`): the machine failed
+    /// a read or a write (a full disk, a device error) on a path that was usable.
     #[error("i/o error on {path}: {message}")]
     Io {
         /// The file involved.
@@ -207,9 +234,98 @@ pub enum Error {
         /// What the OS said.
         message: String,
     },
+    /// A path the caller gave cannot be used as asked, found before anything was written: an
+    /// input that does not exist or may not be read, an output that is refused (a directory,
+    /// device, FIFO, symbolic link, read-only file, a directory that cannot take a new file, a
+    /// file of another format, one of the inputs). Fix the path; displayed like [`Error::Io`].
+    #[error("i/o error on {path}: {message}")]
+    Path {
+        /// The path as given.
+        path: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A run completed but found a correctness failure (a false negative where a filter
+    /// promises none): its results are not to be trusted.
+    #[error("correctness failure: {0}")]
+    Correctness(String),
+}
+
+/// What kind of failure an [`Error`] is, for a caller that must decide what to do next (the
+/// command line's exit status: [`ErrorClass::exit_status`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorClass {
+    /// Bad input or usage: a parameter, name, file or path the caller gave. Retrying the same
+    /// call fails the same way; fix the call.
+    Input,
+    /// The machine or a server failed (I/O, Redis unreachable, timed out, out of memory, a
+    /// filter lost on the server, cancelled): the call may succeed later.
+    Runtime,
+    /// The work completed but found a correctness failure.
+    Correctness,
+}
+
+impl ErrorClass {
+    /// The command line's exit status: 2 for [`ErrorClass::Input`], 3 for
+    /// [`ErrorClass::Runtime`], 4 for [`ErrorClass::Correctness`] (0 is success, 1 a query's
+    /// "all absent").
+    #[must_use]
+    pub fn exit_status(self) -> u8 {
+        match self {
+            ErrorClass::Input => 2,
+            ErrorClass::Runtime => 3,
+            ErrorClass::Correctness => 4,
+        }
+    }
 }
 
 impl Error {
+    /// What kind of failure this is. One exhaustive match: a new variant does not compile
+    /// until it is classified here.
+    #[must_use]
+    pub fn class(&self) -> ErrorClass {
+        match self {
+            Error::InvalidParameter { .. }
+            | Error::UnknownName { .. }
+            | Error::Spec { .. }
+            | Error::Path { .. }
+            | Error::Mismatch { .. }
+            | Error::KeyRequired { .. }
+            | Error::WrongKey { .. }
+            | Error::UnsupportedVersion { .. }
+            | Error::Corrupt(_)
+            | Error::Incompatible(_)
+            | Error::Static { .. }
+            | Error::NotPresent
+            | Error::Full { .. }
+            | Error::Construction { .. }
+            | Error::Allocation { .. } => ErrorClass::Input,
+            Error::Io { .. }
+            | Error::Redis { .. }
+            | Error::FilterLost { .. }
+            | Error::RedisCorrupt { .. }
+            | Error::Cancelled => ErrorClass::Runtime,
+            Error::Correctness(_) => ErrorClass::Correctness,
+        }
+    }
+
+    /// The error for a failure to open `path`, a path the caller gave: [`Error::Path`] when it
+    /// does not exist, may not be opened or is the wrong kind of file, [`Error::Io`] otherwise.
+    #[must_use]
+    pub fn opening(path: impl fmt::Display, e: &std::io::Error) -> Self {
+        use std::io::ErrorKind as K;
+        let (path, message) = (path.to_string(), e.to_string());
+        match e.kind() {
+            K::NotFound
+            | K::PermissionDenied
+            | K::IsADirectory
+            | K::NotADirectory
+            | K::InvalidFilename
+            | K::InvalidInput => Error::Path { path, message },
+            _ => Error::Io { path, message },
+        }
+    }
+
     /// Shorthand for [`Error::InvalidParameter`].
     pub fn invalid(param: Param, value: impl fmt::Display, valid: impl Into<String>) -> Self {
         Error::InvalidParameter {
@@ -231,3 +347,46 @@ impl Error {
 
 /// The crate's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn opening_a_path_that_cannot_be_used_is_bad_input_and_a_failing_device_a_runtime_failure() {
+        use std::io::{Error as IoError, ErrorKind as K};
+        for kind in [
+            K::NotFound,
+            K::PermissionDenied,
+            K::IsADirectory,
+            K::NotADirectory,
+        ] {
+            let e = Error::opening("f.bloom", &IoError::from(kind));
+            assert!(matches!(e, Error::Path { .. }), "{kind:?}: {e:?}");
+            assert_eq!(e.class().exit_status(), 2);
+        }
+        for kind in [K::Other, K::UnexpectedEof, K::Interrupted, K::StorageFull] {
+            let e = Error::opening("f.bloom", &IoError::from(kind));
+            assert!(matches!(e, Error::Io { .. }), "{kind:?}: {e:?}");
+            assert_eq!(e.class().exit_status(), 3);
+        }
+        let redis = Error::Redis {
+            target: "server 127.0.0.1:1".into(),
+            message: "cannot connect".into(),
+            connection: true,
+        };
+        assert_eq!(redis.class(), ErrorClass::Runtime);
+        assert_eq!(
+            Error::Correctness("1 false negative".into())
+                .class()
+                .exit_status(),
+            4
+        );
+        assert_eq!(
+            Error::invalid(Param::N, 0, "at least 1")
+                .class()
+                .exit_status(),
+            2
+        );
+    }
+}

@@ -106,7 +106,7 @@ pub mod units;
 pub mod walkthrough;
 pub mod workload;
 
-pub use error::{Error, Param, Result};
+pub use error::{Error, ErrorClass, Param, Result};
 pub use filter::{Filter, FilterKind, Removable};
 pub use filters::StandardBloom;
 pub use registry::AnyFilter;

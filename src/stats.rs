@@ -188,6 +188,106 @@ pub fn family_false_alarm(z_max: f64, tests: u32) -> f64 {
     -(f64::from(tests) * (-one).ln_1p()).exp_m1()
 }
 
+/// A measured rate printed with the digits its 95% interval supports: the one rule the CLI and
+/// the workbench use for every measured rate (`measure`, the lessons, Explore, Compare).
+///
+/// The last digit printed is the one in the place of the leading digit of the interval's
+/// larger half-width `max(hi − rate, rate − lo)`, so a digit is shown only where the interval
+/// does not already span several units of it: at least 1 and at most 4 significant digits
+/// (the rate's rounded value, as [`crate::units::format_prob_sig`] prints it). The bounds get
+/// the same number of significant digits as the rate, and all three the rate's notation: a
+/// percentage from 10^-4 up, scientific below (decided by the upper bound when the rate is 0).
+///
+/// ```
+/// use bloomlab::stats::RateText;
+/// // 4 of 50,000: Wilson's 95% interval is 3.1e-5 to 2.06e-4, wider than the rate itself.
+/// assert_eq!(RateText::wilson(4, 50_000).to_string(), "8e-5 (4 of 50,000; 95% 3e-5–2e-4)");
+/// assert_eq!(RateText::wilson(4_000, 1_000_000).rate, "0.40%");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RateText {
+    /// The rate.
+    pub rate: String,
+    /// The interval's lower bound.
+    pub lo: String,
+    /// Its upper bound.
+    pub hi: String,
+    /// Significant digits of each (1 to 4).
+    pub digits: usize,
+    /// `events of trials` (thousands separated) when the rate is a count, else empty.
+    pub count: String,
+}
+
+impl RateText {
+    /// `rate` with its 95% interval `[lo, hi]` (any method: Wilson, Student's t over trials).
+    #[must_use]
+    pub fn new(rate: f64, lo: f64, hi: f64) -> Self {
+        let digits = supported_digits(rate, lo, hi);
+        let top = if rate > 0.0 { rate } else { hi };
+        let sci = top.abs() < 1e-4;
+        let f = |x: f64| crate::units::format_prob_sig(x, digits, sci);
+        Self {
+            rate: f(rate),
+            lo: f(lo),
+            hi: f(hi),
+            digits,
+            count: String::new(),
+        }
+    }
+
+    /// `events` of `trials`, with Wilson's 95% interval ([`wilson`] at [`Z95`]).
+    #[must_use]
+    pub fn wilson(events: u64, trials: u64) -> Self {
+        let rate = if trials == 0 {
+            f64::NAN
+        } else {
+            events as f64 / trials as f64
+        };
+        let (lo, hi) = wilson(events, trials, Z95);
+        Self {
+            count: format!(
+                "{} of {}",
+                crate::units::thousands(events),
+                crate::units::thousands(trials)
+            ),
+            ..Self::new(rate, lo, hi)
+        }
+    }
+
+    /// `95% lo–hi`.
+    #[must_use]
+    pub fn interval(&self) -> String {
+        format!("95% {}–{}", self.lo, self.hi)
+    }
+}
+
+impl std::fmt::Display for RateText {
+    /// `8e-5 (4 of 50,000; 95% 3e-5–2e-4)`, or `8e-5 (95% 3e-5–2e-4)` without a count.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.count.is_empty() {
+            write!(f, "{} ({})", self.rate, self.interval())
+        } else {
+            write!(f, "{} ({}; {})", self.rate, self.count, self.interval())
+        }
+    }
+}
+
+/// Significant digits (1 to 4) that the interval `[lo, hi]` supports for `rate`: down to the
+/// place of the leading digit of the larger half-width ([`RateText`]'s rule). 1 for a rate of
+/// 0 or an interval wider than the rate; 4 for an empty interval or non-finite input.
+#[must_use]
+pub fn supported_digits(rate: f64, lo: f64, hi: f64) -> usize {
+    let half = (hi - rate).max(rate - lo);
+    if !(rate.is_finite() && half.is_finite()) || half <= 0.0 {
+        return 4;
+    }
+    if rate <= 0.0 {
+        return 1;
+    }
+    let places = rate.log10().floor() - half.log10().floor() + 1.0;
+    places.clamp(1.0, 4.0) as usize
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -235,5 +335,45 @@ mod tests {
         assert_eq!(ranks(2000), (1000.5, 956.0, 1045.0));
         assert_eq!(median_ci95(vec![3.0, 1.0, 2.0]), (2.0, 1.0, 3.0));
         assert!(median_ci95(Vec::new()).0.is_nan());
+    }
+
+    /// The printing rule at 0, 1, 4, 40, 400 and 4000 events (Wilson's intervals, computed
+    /// independently in Python: 4 of 50,000 → [3.111e-5, 2.057e-4]; 40 → [5.876e-4, 1.089e-3];
+    /// 4000 of 50,000 → [7.765%, 8.241%]; 4000 of 10^6 → [0.3878%, 0.4126%]).
+    #[test]
+    fn measured_rates_print_the_digits_their_interval_supports() {
+        let t = |x, n| RateText::wilson(x, n).to_string();
+        assert_eq!(t(0, 50_000), "0 (0 of 50,000; 95% 0–8e-5)");
+        assert_eq!(t(1, 50_000), "2e-5 (1 of 50,000; 95% 4e-6–1e-4)");
+        assert_eq!(t(4, 50_000), "8e-5 (4 of 50,000; 95% 3e-5–2e-4)");
+        assert_eq!(t(3, 50_000), "6e-5 (3 of 50,000; 95% 2e-5–2e-4)");
+        assert_eq!(t(40, 50_000), "0.08% (40 of 50,000; 95% 0.06%–0.1%)");
+        assert_eq!(t(400, 50_000), "0.80% (400 of 50,000; 95% 0.73%–0.88%)");
+        assert_eq!(t(4_000, 50_000), "8.0% (4,000 of 50,000; 95% 7.8%–8.2%)");
+        assert_eq!(
+            t(4_000, 1_000_000),
+            "0.40% (4,000 of 1,000,000; 95% 0.39%–0.41%)"
+        );
+        assert_eq!(
+            t(10_040, 1_000_000),
+            "1.00% (10,040 of 1,000,000; 95% 0.985%–1.02%)"
+        );
+        assert_eq!(RateText::wilson(50_000, 50_000).rate, "100.0%");
+        assert_eq!(RateText::wilson(0, 0).rate, "n/a");
+        // Without a count (an interval over several filters' rates).
+        assert_eq!(
+            RateText::new(0.0101, 0.0099, 0.0103).to_string(),
+            "1.01% (95% 0.990%–1.03%)"
+        );
+    }
+
+    #[test]
+    fn supported_digits_follow_the_half_width() {
+        assert_eq!(supported_digits(8e-5, 3.1e-5, 2.06e-4), 1);
+        assert_eq!(supported_digits(0.01, 0.0098, 0.0102), 3);
+        assert_eq!(supported_digits(0.01, 0.01 - 1e-9, 0.01 + 1e-9), 4);
+        assert_eq!(supported_digits(0.0, 0.0, 7.7e-5), 1);
+        assert_eq!(supported_digits(0.5, 0.5, 0.5), 4);
+        assert_eq!(supported_digits(f64::NAN, 0.0, 1.0), 4);
     }
 }

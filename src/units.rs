@@ -458,7 +458,7 @@ pub fn parse_prob(s: &str, param: Param) -> Result<f64> {
         let shown = if t.parse::<f64>() == Ok(v) {
             String::new()
         } else {
-            format!("= {v} ")
+            format!("= {} ", format_number(v))
         };
         return Err(bad(&format!("{shown}is not strictly between 0 and 1")));
     }
@@ -545,23 +545,33 @@ pub fn thousands(v: u64) -> String {
 /// below (`1.007e-18`); `0` and `n/a` (NaN) as such.
 #[must_use]
 pub fn format_prob(p: f64) -> String {
+    format_prob_sig(p, 4, p.abs() < 1e-4)
+}
+
+/// A probability with `digits` significant digits (at least 1), as a percentage
+/// (`format_prob_sig(0.0008, 1, false)` → `0.08%`) or, when `scientific`, as `8e-4`; `0` and
+/// `n/a` (NaN) as such. [`format_prob`] is this with 4 digits and the notation chosen at 10^-4;
+/// a measured rate picks its digits from its interval ([`crate::stats::RateText`]).
+#[must_use]
+pub fn format_prob_sig(p: f64, digits: usize, scientific: bool) -> String {
     if p.is_nan() {
         return "n/a".into();
     }
     if p == 0.0 || !p.is_finite() {
         return format!("{p}");
     }
-    if p.abs() < 1e-4 {
-        return format!("{p:.3e}");
+    let d = digits.max(1) - 1;
+    if scientific {
+        return format!("{p:.d$e}");
     }
     let pct = p * 100.0;
-    // The exponent after rounding to 4 significant digits (9.9996 rounds to 1.000e1).
-    let rounded = format!("{pct:.3e}");
-    let e: i32 = rounded
+    // The exponent after rounding to `digits` significant digits (9.9996 rounds to 1.000e1).
+    let rounded = format!("{pct:.d$e}");
+    let e: i64 = rounded
         .split_once('e')
         .and_then(|(_, e)| e.parse().ok())
         .unwrap_or(0);
-    let decimals = (3 - e).max(0) as usize;
+    let decimals = (d as i64 - e).max(0) as usize;
     format!("{pct:.decimals$}%")
 }
 
@@ -645,6 +655,30 @@ pub fn format_one_in_ln(ln_p: f64) -> String {
         e += 1.0;
     }
     format!("1 in {mant:.3}e{e}")
+}
+
+/// A number as an error message shows a value: the plain decimal when it is at most 16
+/// characters (`0.000001`, `2.5`, `1000000`), else scientific (`1e-300`, `1.5e300`); both the
+/// shortest that reads back as `x`. Never the 300 digits of `1e-300` in plain form.
+#[must_use]
+pub fn format_number(x: f64) -> String {
+    let plain = format!("{x}");
+    if plain.len() <= 16 || !x.is_finite() {
+        plain
+    } else {
+        format!("{x:e}")
+    }
+}
+
+/// How far `bits_per_key` is above the lower bound `log2(1/p)`: `+44.3%`; `n/a` when the bound
+/// is 0 bits (a rate of 100%: any structure meets it, so no ratio means anything).
+#[must_use]
+pub fn format_overhead(bits_per_key: f64, lower_bound: f64) -> String {
+    if lower_bound > 0.0 && bits_per_key.is_finite() {
+        format!("{:+.1}%", (bits_per_key / lower_bound - 1.0) * 100.0)
+    } else {
+        "n/a (FPR 100%: the bound is 0 bits)".into()
+    }
 }
 
 /// Bits with thousands separators: `"9,585,058 bits"`.
@@ -834,6 +868,24 @@ pub const EXAMPLES: &[Example] = &[
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn numbers_in_messages_are_short() {
+        assert_eq!(format_number(1e-300), "1e-300");
+        assert_eq!(format_number(1e300), "1e300");
+        assert_eq!(format_number(1.5e300), "1.5e300");
+        assert_eq!(format_number(0.000001), "0.000001");
+        assert_eq!(format_number(2.5), "2.5");
+        assert_eq!(format_number(1e15), "1000000000000000");
+        assert_eq!(format_number(f64::INFINITY), "inf");
+        assert!(format_number(1.0 / 3.0).len() <= 22);
+        assert_eq!(format_overhead(9.585_058, 6.643_856), "+44.3%");
+        assert_eq!(
+            format_overhead(0.001, 0.0),
+            "n/a (FPR 100%: the bound is 0 bits)"
+        );
+    }
+
     use super::*;
 
     #[test]

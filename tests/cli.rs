@@ -211,6 +211,70 @@ fn bad_input_is_one_line_naming_the_flag_exit_2() {
     }
 }
 
+/// A fingerprint width sizes a filter without --p (it was required, then ignored): the rate
+/// is the result, the model's for that width.
+#[test]
+fn a_width_flag_needs_no_p_and_prints_the_rate() {
+    // measure: cuckoo at 12 bits, b = 4, load ~0.94: 2·4·0.94/2^12 ≈ 0.18%.
+    let v = json(&[
+        "measure",
+        "--filter",
+        "cuckoo",
+        "--n",
+        "10000",
+        "--fingerprint-bits",
+        "12",
+        "--json",
+    ]);
+    let model = v["theory"]["model"].as_f64().unwrap();
+    assert!((0.0015..0.0021).contains(&model), "{v}");
+    assert!(v["fpr"].as_f64().unwrap() > 0.0, "{v}");
+    for (kind, bits, rate) in [
+        ("cuckoo", "12", 0.001_835),
+        ("xor", "16", 1.0 / 65_536.0),
+        ("binary-fuse", "8", 1.0 / 256.0),
+        ("ribbon", "12", 1.0 / 4_096.0),
+    ] {
+        let args = [
+            "calc",
+            "--filter",
+            kind,
+            "--n",
+            "10000",
+            "--fingerprint-bits",
+            bits,
+        ];
+        let v = json(&[&args[..], &["--json"]].concat());
+        let got = v["fpr_model"].as_f64().unwrap();
+        assert!((got / rate - 1.0).abs() < 0.01, "{kind}: {got} vs {rate}");
+        assert!(v["p"].is_null(), "{v}");
+        let o = run(&args);
+        let text = stdout(&o);
+        assert!(o.status.success(), "{text}");
+        assert!(text.contains("(the rate is the result)"), "{text}");
+        assert!(text.contains("  FPR       model "), "{text}");
+        assert!(!text.contains("target p"), "{text}");
+    }
+    // build, from a file of keys.
+    let dir = tempfile::tempdir().unwrap();
+    let keys = dir.path().join("keys.txt");
+    std::fs::write(&keys, "apple\nbanana\ncherry\n").unwrap();
+    let out = dir.path().join("f.bloom");
+    let o = run(&[
+        "build",
+        "--keys",
+        keys.to_str().unwrap(),
+        "--filter",
+        "xor",
+        "--fingerprint-bits",
+        "16",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.exists());
+}
+
 #[test]
 fn measure_json_has_the_documented_fields() {
     let v = json(&[
@@ -470,4 +534,50 @@ fn cuckoo_bucket_size_and_fingerprint_bits_flags() {
         ]);
         assert_eq!(v["m_bits"], bits, "b={b}: {v}");
     }
+}
+
+/// Issue 46, item 9: the smaller edges of the command line, each as it was and as it is.
+#[test]
+fn saturated_filters_print_words_not_inf() {
+    // calc --n 1000 --m 1 printed "lower bound log2(1/p) = -0.000   overhead +inf%".
+    let o = run(&["calc", "--n", "1000", "--m", "1"]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(
+        out.contains(
+            "lower bound log2(1/p) = 0.000   overhead n/a (FPR 100%: the bound is 0 bits)"
+        ),
+        "{out}"
+    );
+    assert!(!out.contains("inf") && !out.contains("-0.000"), "{out}");
+    let j = json(&["calc", "--n", "1000", "--m", "1", "--json"]);
+    assert_eq!(j["lower_bound_bits_per_key"], 0.0);
+    assert!(j["overhead_vs_lower_bound"].is_null(), "{j}");
+    // measure --m 65 printed "estimated count inf": every bit is set, no count follows.
+    for m in ["1", "65"] {
+        let o = run(&["measure", "--n", "1000", "--m", m, "--queries", "100"]);
+        let out = stdout(&o);
+        assert!(o.status.success(), "{out}");
+        assert!(
+            out.contains("estimated count none: every bit is set (the filter is saturated)"),
+            "--m {m}: {out}"
+        );
+        assert!(!out.contains(" inf"), "--m {m}: {out}");
+    }
+    // A filter with zeros left still gets its number.
+    let out = stdout(&run(&[
+        "measure",
+        "--n",
+        "1000",
+        "--p",
+        "0.01",
+        "--queries",
+        "100",
+    ]));
+    let count = out
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("estimated count "))
+        .expect("a count");
+    let c: f64 = count.parse().expect("a number");
+    assert!((900.0..1100.0).contains(&c), "{c}");
 }

@@ -7,8 +7,8 @@
 use bloomlab::diagram::{self, names, render};
 use bloomlab::filters::static_set::Table;
 use bloomlab::filters::{
-    BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, QuotientFilter, ScalableBloom,
-    SplitBlockBloom, XorFilter,
+    BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, QuotientFilter, RibbonFilter,
+    ScalableBloom, SplitBlockBloom, XorFilter,
 };
 use bloomlab::hash::{DoubleHashing, Murmur3, Xxh3};
 use bloomlab::walkthrough::{self, K, M, SEED};
@@ -296,6 +296,46 @@ fn binary_fuse_shows_the_three_slots_and_the_equation_of_the_filter() {
     assert_eq!((s[1] / l, s[2] / l), (s[0] / l + 1, s[0] / l + 2));
 }
 
+/// The ribbon diagram's window is the filter's: every drawn row holds the value the filter
+/// stores, the coefficient bits are the key's, and the XOR of the rows they pick is what a
+/// query computes: equal to the fingerprint for apple (in the set), not for the absent key.
+#[test]
+fn ribbon_shows_a_keys_window_and_the_xor_of_the_rows_it_picks() {
+    let f = RibbonFilter::from_keys(FRUIT, 4).unwrap();
+    let svg = render("ribbon").unwrap();
+    for row in with(&svg, "data-row") {
+        assert_eq!(
+            num(&row, "data-value"),
+            u64::from(f.row(num(&row, "data-row")))
+        );
+    }
+    let keys = with(&svg, "data-key");
+    // apple, and the first absent key the filter rejects ("kiwi" is a false positive at r = 4).
+    assert_eq!(keys.len(), 2);
+    assert_eq!(keys[0]["data-key"], "apple");
+    assert!(
+        f.contains(b"kiwi"),
+        "kiwi's luck changed: the diagram's words need a look"
+    );
+    let coeff = with(&svg, "data-coeff");
+    assert_eq!(coeff.len(), 2 * 64);
+    for (k, bits) in keys.iter().zip(coeff.chunks(64)) {
+        let (start, c, fp) = f.equation_of(k["data-key"].as_bytes());
+        assert_eq!(num(k, "data-start"), start);
+        assert_eq!(num(k, "data-coefficients"), c);
+        assert_eq!(num(k, "data-fingerprint"), u64::from(fp));
+        for b in bits {
+            assert_eq!(num(b, "data-coeff"), c >> num(b, "data-t") & 1);
+        }
+        let x = (0..64)
+            .filter(|t| c >> t & 1 == 1)
+            .fold(0, |a, t| a ^ f.row(start + t));
+        assert_eq!(num(k, "data-xor"), u64::from(x));
+        assert_eq!(x == fp, f.contains(k["data-key"].as_bytes()));
+    }
+    assert!(f.contains(b"apple") && !f.contains(keys[1]["data-key"].as_bytes()));
+}
+
 #[test]
 fn quotient_runs_hold_exactly_the_filters_fingerprints() {
     let svg = render("quotient").unwrap();
@@ -376,7 +416,7 @@ fn the_books_diagrams_are_what_the_command_draws_now() {
             "{book}/{name}.svg is stale: run `bloomlab diagram --all --out-dir {book}`"
         );
     }
-    assert_eq!(diagram::DIAGRAMS.len(), 9);
+    assert_eq!(diagram::DIAGRAMS.len(), 10);
 }
 
 #[test]

@@ -916,7 +916,8 @@ mod live {
         // With --overwrite the check passes and the demo goes on to connect (here: nothing
         // listens); it writes nothing before it is connected.
         let (code, _, err) = penetration_cli(&[&closed[..], &["--overwrite"]].concat(), dir.path());
-        assert_eq!(code, Some(2), "{err}");
+        // An unreachable server is a runtime failure: exit status 3 (bad input is 2).
+        assert_eq!(code, Some(3), "{err}");
         assert!(
             err.contains("127.0.0.1:1") && !err.contains("panicked"),
             "{err}"
@@ -968,7 +969,7 @@ mod live {
         };
         let (code, _, err) =
             penetration_cli(&["--url", "redis://127.0.0.1:1", "--out", outs], tmp.path());
-        assert_eq!(code, Some(2), "{err}");
+        assert_eq!(code, Some(3), "{err}");
         assert!(err.contains("127.0.0.1:1"), "{err}");
         assert_eq!(entries(), Vec::<String>::new(), "left behind");
         let Some(url) = env(
@@ -1044,7 +1045,8 @@ mod live {
             ])
             .output()
             .unwrap();
-        assert_eq!(o.status.code(), Some(2));
+        // An unreachable server: exit status 3 (a runtime failure, not bad input).
+        assert_eq!(o.status.code(), Some(3));
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(
             err.contains("127.0.0.1:1") && !err.contains("panicked"),

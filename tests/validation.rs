@@ -70,6 +70,14 @@ fn fixtures() -> &'static Path {
             "kind = \"standard\"\nhash = \"murmur3\"\nseed = 4294967296",
         );
         std::fs::write(d.join("seed.toml"), seed).unwrap();
+        // Starting with a key (not a blank line): the parser's span of the missing table is
+        // then not the whole document, which is how it was reported as the first key's.
+        let noplot = TINY_SPEC[..TINY_SPEC.find("[plot]").unwrap()].trim_start();
+        std::fs::write(d.join("noplot.toml"), noplot).unwrap();
+        let noname = TINY_SPEC.replace("name = \"tiny\"\n", "");
+        std::fs::write(d.join("noname.toml"), noname.trim_start()).unwrap();
+        let xor = TINY_SPEC.replace("kind = \"standard\"", "kind = \"xor\"");
+        std::fs::write(d.join("xorfill.toml"), xor).unwrap();
         std::fs::copy(
             concat!(
                 env!("CARGO_MANIFEST_DIR"),
@@ -82,26 +90,9 @@ fn fixtures() -> &'static Path {
     })
 }
 
-/// An experiment that runs in well under a second with `--quick`.
-const TINY_SPEC: &str = r#"
-name = "tiny"
-question = "?"
-[[filters]]
-kind = "standard"
-n = 1000
-p = 0.01
-[sweep]
-var = "fill"
-values = [0.5, 1.0]
-[quick]
-trials = 1
-queries = 200
-[plot]
-[[plot.panels]]
-y = "fpr"
-x_label = "fill"
-y_label = "FPR"
-"#;
+/// An experiment that runs in well under a second with `--quick` (shared with the binary's
+/// output-path test).
+const TINY_SPEC: &str = include_str!("data/tiny-spec.toml");
 
 /// Where a command's standard output goes.
 #[derive(Clone, Copy, Debug)]
@@ -145,10 +136,13 @@ fn refuses(args: &str, fragment: &str) {
     refuses_in(fixtures(), args, fragment, Stdout::Piped);
 }
 
+/// Expect the refusal: exit status 2 (bad input), or 3 (a runtime failure) when standard output
+/// is full.
 fn refuses_in(dir: &Path, args: &str, fragment: &str, out: Stdout) {
     let o = run_in(dir, args, out);
     let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "bloomlab {args}: stderr {err}");
+    let code = if matches!(out, Stdout::Full) { 3 } else { 2 };
+    assert_eq!(o.status.code(), Some(code), "bloomlab {args}: stderr {err}");
     assert!(
         err.contains(fragment),
         "bloomlab {args}: expected '{fragment}' in: {err}"
@@ -201,7 +195,11 @@ cli_rows! {
     calc_rule_without_p: "calc --n 1000 --rule guava" => "invalid --rule: guava (valid: together with --n and --p)";
     calc_rule_with_m: "calc --n 1000 --p 0.01 --rule guava --m 1MB" => "invalid --rule/--m/--k: given together";
     calc_unknown_filter: "calc --n 1000 --p 0.01 --filter bogus" => "unknown filter 'bogus' (known: standard, counting, blocked, split-block, scalable, cuckoo, xor, binary-fuse, ribbon, quotient)";
-    calc_filter_without_p: "calc --n 1000 --filter cuckoo" => "invalid --filter: cuckoo (valid: together with --n and --p)";
+    calc_filter_without_p: "calc --n 1000 --filter cuckoo" => "invalid --filter: cuckoo (valid: together with --n and --p (or --fingerprint-bits for a width))";
+    calc_width_without_filter: "calc --n 1000 --fingerprint-bits 12" => "invalid fingerprint-bits: 12 (valid: only with --filter cuckoo, xor, binary-fuse";
+    calc_width_not_taken: "calc --filter blocked --n 1000 --fingerprint-bits 12" => "invalid fingerprint-bits: 12 (valid: not used by blocked";
+    calc_width_xor_not_8_or_16: "calc --filter xor --n 1000 --fingerprint-bits 12" => "invalid fingerprint-bits: 12 (valid: 8 or 16";
+    measure_width_for_a_kind_without_one: "measure --n 100 --fingerprint-bits 12" => "invalid p: none (valid: give p (or m))";
     // measure
     measure_unknown_filter: "measure --n 100 --p 0.01 --filter bogus" => "unknown filter 'bogus'";
     // choose: constraints no filter meets, refused before any measurement
@@ -213,6 +211,12 @@ cli_rows! {
     choose_rate_no_kind_reaches: "choose --n 1000 --p 1e-300 --grows" => "no admitted kind reaches p =";
     choose_negative_cost_unit: "choose --n 1000 --p 1% --negative-cost 5parsecs" => "'5parsecs' (valid: a duration >= 0: 50ns, 10us, 1ms, 2s";
     choose_hit_ratio_above_one: "choose --n 1000 --p 1% --hit-ratio 2" => "'2' is out of range: a share from 0 to 1";
+    measure_p_below_the_cuckoo_floor_is_printed_short: "measure --n 1000 --p 1e-300 --filter cuckoo" => "invalid p: 1e-300 (valid: at least 1.863e-9 for a cuckoo filter";
+    measure_p_below_the_xor_floor_is_printed_short: "measure --n 1000 --p 1e-300 --filter xor" => "invalid p: 1e-300 (valid: p >= 2^-16";
+    measure_capacity_beyond_64_bits: "measure --n 100 --p 0.01 --capacity 18446744073709551615" => "invalid capacity: 18446744073709551615 (valid: small enough that m fits in 64 bits)";
+    choose_bits_per_key_beyond_2_63_bits: "choose --n 1000 --bits-per-key 1e26" => "invalid bits-per-key: 1e26 (valid: at most 2^63 bits in all: up to 9223372036854776 bits per key for n = 1000)";
+    choose_negative_cost_negative_zero: "choose --n 1000 --p 1% --negative-cost -0" => "'-0' is negative (valid: a duration >= 0";
+    choose_negative_cost_underflow: "choose --n 1000 --p 1% --negative-cost 1e-999" => "'1e-999' is too small for a 64-bit float (it would be 0: give 0 for no cost)";
     measure_unknown_hash: "measure --n 100 --p 0.01 --hash bogus" => "unknown hash 'bogus'";
     measure_unknown_strategy: "measure --n 100 --p 0.01 --strategy bogus" => "unknown strategy 'bogus'";
     measure_unknown_key_kind: "measure --n 100 --p 0.01 --keys bogus" => "unknown key kind 'bogus'";
@@ -239,6 +243,9 @@ cli_rows! {
     build_p_and_m_missing: "build --keys keys.txt --out x.bloom" => "required arguments were not provided: --p <P>";
     build_keys_unreadable: "build --keys nope.txt --p 0.01 --out x.bloom" => "i/o error on nope.txt";
     build_keys_empty: "build --keys empty.txt --p 0.01 --out x.bloom" => "a file with at least one non-empty line";
+    build_keys_empty_given_n: "build --keys empty.txt --n 10 --p 0.01 --out x.bloom" => "a file with at least one non-empty line (a filter of no keys would answer 'absent' for every key)";
+    build_keys_empty_static: "build --keys empty.txt --filter xor --p 0.01 --out x.bloom" => "a file with at least one non-empty line (a filter of no keys would answer 'absent' for every key)";
+    build_keys_empty_ribbon: "build --keys empty.txt --filter ribbon --p 0.01 --out x.bloom" => "a file with at least one non-empty line";
     build_stdin_without_n: "build --keys - --p 0.01 --out x.bloom" => "give --n when keys come from standard input";
     build_n_zero: "build --keys keys.txt --n 0 --p 0.01 --out x.bloom" => "'--n <N>': '0' is below 1";
     build_p_out_of_range: "build --keys keys.txt --p 2 --out x.bloom" => "'--p <P>': '2' is not strictly between 0 and 1";
@@ -277,6 +284,9 @@ cli_rows! {
     measure_trials_times_queries: "measure --n 100 --p 0.01 --queries 1e10 --trials 100" => "invalid trials: 100 trials × (100 inserts + 10000000000 queries + as many hit checks) (valid: at most 10^11 key operations in all";
     run_points_too_many: "run points.toml" => "sweep.range: points from 1 to 10000";
     run_queries_too_many: "run queries.toml" => "queries: an integer from 1 to 10^10";
+    run_missing_plot_table: "run noplot.toml" => "noplot.toml:1:1: plot: missing field `plot`";
+    run_missing_name: "run noname.toml" => "noname.toml:1:1: name: missing field `name`";
+    run_static_kind_over_fill: "run xorfill.toml" => "xor is static: it is built from its whole key set at its n (no inserts into an empty filter, no fill past n), which";
     // weak or malformed keys
     build_key_file_all_zero: "build --keys keys.txt --p 0.01 --hash sip24 --key-file zero.hex --out x.bloom" => "invalid key-file: zero.hex (valid: a key that is not all zero";
     build_key_file_plus_sign: "build --keys keys.txt --p 0.01 --hash sip24 --key-file plus.hex --out x.bloom" => "invalid key-file: plus.hex (valid: a file holding exactly 32 hex digits";
@@ -460,7 +470,7 @@ file_rows! {
     out_is_the_keys_through_a_link: "build --keys keys-link.txt --p 0.01 --out keys.txt" => "a file other than the input --keys keys-link.txt";
     out_is_the_key_file: "build --keys keys.txt --p 0.01 --hash sip24 --key-file k.hex --out k.hex" => "a file other than the input --key-file k.hex";
     run_out_symlink: "run tiny.toml --quick --out res" => "i/o error on res/tiny.csv: is a symbolic link; refusing to replace it";
-    run_out_is_the_spec: "run spec.csv --quick --out ." => "an output other than the spec spec.csv";
+    run_out_is_the_spec: "run spec.csv --quick --out ." => "a file other than the input spec spec.csv";
     diagram_out_device: "diagram standard --out /dev/null" => "i/o error on /dev/null: is a device, not a regular file; refusing to write to it";
     diagram_out_fifo: "diagram cuckoo --out fifo" => "i/o error on fifo: is a FIFO (named pipe), not a regular file";
     diagram_out_symlink: "diagram xor --out link.bloom" => "i/o error on link.bloom: is a symbolic link; refusing to replace it";
@@ -505,7 +515,9 @@ fn follow_symlinks_writes_the_file_a_link_points_to() {
 fn a_replaced_file_keeps_its_permissions() {
     use std::os::unix::fs::PermissionsExt;
     let d = scratch("permissions");
-    std::fs::write(d.join("private.bloom"), "old").unwrap();
+    // An earlier filter (a file of another format is refused, not replaced).
+    let old = StandardBloom::with_rate(10, 0.01).unwrap();
+    persist::save(&old, d.join("private.bloom"), &SaveOptions::default()).unwrap();
     std::fs::set_permissions(
         d.join("private.bloom"),
         std::fs::Permissions::from_mode(0o600),
@@ -656,6 +668,8 @@ fn library_writers_refuse_what_the_command_line_refuses() {
 
 // `bloomlab redis …` exists with feature `redis` (CI: `cargo test --features redis --test
 // validation`). Every row fails before any connection; the URL is a closed port on loopback.
+// The unreachable server itself (exit 3) is in
+// `redis_outputs_are_refused_before_connecting_and_a_closed_port_is_exit_3`.
 cli_rows! { @ REDIS_CLI_ROWS #[cfg(feature = "redis")]
     redis_compare_n_zero: "redis compare --url redis://127.0.0.1:1 --n 0" => "'--n <N>': '0' is below 1 (valid: a whole number from 1 to 1,000,000,000)";
     redis_compare_n_too_large: "redis compare --url redis://127.0.0.1:1 --n 549755813888" => "'--n <N>': '549755813888' is above 1,000,000,000";
@@ -663,7 +677,6 @@ cli_rows! { @ REDIS_CLI_ROWS #[cfg(feature = "redis")]
     redis_compare_batch_zero: "redis compare --url redis://127.0.0.1:1 --batch 0" => "'--batch <BATCH>': '0' is below 1 (valid: a whole number from 1 to 100,000)";
     redis_compare_batch_too_large: "redis compare --url redis://127.0.0.1:1 --batch 4611686018427387904" => "'--batch <BATCH>': '4611686018427387904' is above 100,000";
     redis_compare_unknown_transport: "redis compare --url redis://127.0.0.1:1 --transport bogus" => "unknown transport 'bogus'";
-    redis_compare_server_unreachable: "redis compare --url redis://127.0.0.1:1 --n 10" => "redis server 127.0.0.1:1: cannot connect";
     redis_penetration_products_too_large: "redis penetration --url redis://127.0.0.1:1 --products 1e8" => "'--products <PRODUCTS>': '1e8' is above 10,000,000";
     redis_penetration_requests_too_large: "redis penetration --url redis://127.0.0.1:1 --requests 1e12" => "'--requests <REQUESTS>': '1e12' is above 10,000,000";
     redis_penetration_missing_pool_too_large: "redis penetration --url redis://127.0.0.1:1 --missing-pool 2^60" => "'--missing-pool <MISSING_POOL>': '2^60' is above 1,125,899,906,842,624";
@@ -671,6 +684,90 @@ cli_rows! { @ REDIS_CLI_ROWS #[cfg(feature = "redis")]
     redis_penetration_null_ttl_too_large: "redis penetration --url redis://127.0.0.1:1 --null-ttl 1e9" => "'--null-ttl <NULL_TTL>': '1e9' is above 31,536,000";
     redis_penetration_missing_share_above_one: "redis penetration --url redis://127.0.0.1:1 --missing-share 2" => "invalid missing-share: 2 (valid: a share from 0 to 1)";
     redis_penetration_foreign_database: "redis penetration --url redis://127.0.0.1:1 --db foreign.sqlite" => "invalid db: foreign.sqlite exists and was not created by this demo (it has no bloomlab_demo table)";
+}
+
+// Exit status 2 (fix the command) against 3 (retry later): `bloomlab --help` and the README.
+
+/// An output refused before any work is bad input; the same command with a usable output then
+/// fails to connect: a runtime failure.
+#[cfg(feature = "redis")]
+#[test]
+fn redis_outputs_are_refused_before_connecting_and_a_closed_port_is_exit_3() {
+    let d = scratch("redis_exit_status");
+    rusqlite::Connection::open(d.join("user.sqlite"))
+        .unwrap()
+        .execute_batch(
+            "CREATE TABLE orders (id INTEGER PRIMARY KEY); INSERT INTO orders VALUES (7);",
+        )
+        .unwrap();
+    let before = std::fs::read(d.join("user.sqlite")).unwrap();
+    let url = "--url redis://127.0.0.1:1";
+    let pen = format!("redis penetration {url} --products 10 --requests 10");
+    let cmp = format!("redis compare {url} --n 10 --no-module");
+    for (args, frag) in [
+        (
+            format!("{pen} --out user.sqlite"),
+            "i/o error on user.sqlite: holds a SQLite database, not text; refusing to replace it",
+        ),
+        (
+            format!("{cmp} --out link.bloom"),
+            "i/o error on link.bloom: is a symbolic link; refusing to replace it",
+        ),
+        (
+            format!("{cmp} --out fifo"),
+            "i/o error on fifo: is a FIFO (named pipe), not a regular file",
+        ),
+        (
+            format!("{pen} --db x.sqlite --out x.sqlite"),
+            "invalid out: x.sqlite (valid: a file other than the input --db x.sqlite",
+        ),
+        (
+            format!("{pen} --out y.csv --db y.csv"),
+            "invalid out: y.csv (valid: a file other than the input --db y.csv",
+        ),
+    ] {
+        let t = std::time::Instant::now();
+        refuses_in(&d, &args, frag, Stdout::Piped);
+        assert!(t.elapsed().as_secs() < 10, "{args}: {:?}", t.elapsed());
+    }
+    assert_eq!(std::fs::read(d.join("user.sqlite")).unwrap(), before);
+    assert!(!d.join("x.sqlite").exists());
+    assert_untouched(&d);
+    // The book's row "compare: server unreachable" is the first.
+    for args in [cmp.clone(), format!("{pen} --out p.csv")] {
+        let o = run_in(&d, &args, Stdout::Piped);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(3), "bloomlab {args}: {err}");
+        assert!(err.contains("127.0.0.1:1: cannot connect"), "{args}: {err}");
+    }
+}
+
+/// An output in a directory this user cannot create a file in is refused before any work (exit
+/// 2, the directory left empty). As root the directory is writable and the build succeeds: the
+/// check asks the operating system, which is the rule.
+#[test]
+fn an_output_in_a_read_only_directory_is_refused_before_any_work() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = scratch("read_only_dir");
+    std::fs::create_dir_all(d.join("ro")).unwrap();
+    std::fs::set_permissions(d.join("ro"), std::fs::Permissions::from_mode(0o555)).unwrap();
+    let writable = std::fs::write(d.join("ro/probe"), "").is_ok();
+    let _ = std::fs::remove_file(d.join("ro/probe"));
+    // --m 1e19 fails to allocate after the output check: a refusal must come first.
+    let args = "build --keys keys.txt --m 1e19 --out ro/f.bloom";
+    let o = run_in(&d, args, Stdout::Piped);
+    let err = String::from_utf8_lossy(&o.stderr);
+    if writable {
+        assert!(err.contains("cannot allocate"), "{err}");
+    } else {
+        assert!(
+            err.contains("i/o error on ro/f.bloom: cannot create a temporary file in ro"),
+            "{err}"
+        );
+    }
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(std::fs::read_dir(d.join("ro")).unwrap().count(), 0);
+    std::fs::set_permissions(d.join("ro"), std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
 #[test]
@@ -1172,8 +1269,10 @@ fn corrupt_with(b: &[u8], frag: &str) {
 
 #[test]
 fn load_missing_file() {
+    // A path the caller gave that does not exist: `Path` (bad input, exit 2), not `Io`.
     let e = AnyFilter::load("/nonexistent/f.bloom", &LoadOptions::new()).unwrap_err();
-    assert!(matches!(e, Error::Io { .. }), "{e}");
+    assert!(matches!(e, Error::Path { .. }), "{e}");
+    assert_eq!(e.class(), bloomlab::ErrorClass::Input);
 }
 
 #[test]

@@ -49,6 +49,9 @@ pub enum Target {
 }
 
 /// The workload and its constraints.
+/// The most bits a space budget may give all n keys together: 2^63, the bound on every m.
+pub const MAX_TOTAL_BITS: f64 = 9_223_372_036_854_775_808.0;
+
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[allow(
     clippy::struct_excessive_bools,
@@ -101,6 +104,8 @@ impl Constraints {
 
     /// Refuse constraints no filter can meet, naming the constraint.
     ///
+    /// A space budget is at most [`MAX_TOTAL_BITS`] bits in all (b · n).
+    ///
     /// # Errors
     /// [`Error::InvalidParameter`]: n = 0; p outside (0, 1); a memory or bits/key budget of at
     /// most 1 bit per key (no filter beats ε = 2^−b, so ε ≥ 1/2 there); a negative cost or hit
@@ -113,16 +118,29 @@ impl Constraints {
             }
             Target::BitsPerKey(_) | Target::Memory(_) => {
                 let b = self.bits_per_key_budget().unwrap_or(0.0);
+                let (param, value) = match self.target {
+                    Target::Memory(bytes) => (Param::Other("memory"), format!("{bytes} B")),
+                    _ => (Param::Other("bits-per-key"), crate::units::format_number(b)),
+                };
                 if !b.is_finite() || b <= 1.0 {
-                    let (param, value) = match self.target {
-                        Target::Memory(bytes) => (Param::Other("memory"), format!("{bytes} B")),
-                        _ => (Param::Other("bits-per-key"), format!("{b}")),
-                    };
                     return Err(Error::invalid(
                         param,
                         value,
                         format!(
                             "more than 1 bit per key for n = {} (this is {b:.3}; a filter of b bits per key has FPR ≥ 2^-b)",
+                            self.n
+                        ),
+                    ));
+                }
+                // Every candidate's bit count is b · n: it must fit below 2^63, as every m does.
+                let most = MAX_TOTAL_BITS / self.n as f64;
+                if b > most {
+                    return Err(Error::invalid(
+                        param,
+                        value,
+                        format!(
+                            "at most 2^63 bits in all: up to {} bits per key for n = {}",
+                            crate::units::format_number(most.floor()),
                             self.n
                         ),
                     ));
@@ -689,10 +707,31 @@ pub fn parse_duration_ns(s: &str) -> Result<f64> {
     .find_map(|&(suf, f)| t.strip_suffix(suf).map(|n| (n.trim(), f)))
     .unwrap_or((t, 1.0));
     let v: f64 = num.parse().map_err(|_| bad())?;
-    if !(v.is_finite() && v >= 0.0) {
+    let why = |what: &str| {
+        Error::invalid(
+            Param::Other("negative-cost"),
+            format!("'{s}' {what}"),
+            "a duration >= 0: 50ns, 10us, 1ms, 2s (a bare number is ns)",
+        )
+    };
+    // "-0" parses as -0.0 and 1e-999 as 0: neither is what was written.
+    if num.starts_with('-') {
+        return Err(why("is negative"));
+    }
+    if !v.is_finite() {
         return Err(bad());
     }
-    Ok(v * scale)
+    let mantissa = num.split(['e', 'E']).next().unwrap_or(num);
+    if v == 0.0 && mantissa.chars().any(|c| matches!(c, '1'..='9')) {
+        return Err(why(
+            "is too small for a 64-bit float (it would be 0: give 0 for no cost)",
+        ));
+    }
+    let ns = v * scale;
+    if !ns.is_finite() {
+        return Err(bad());
+    }
+    Ok(ns)
 }
 
 /// A duration in ns written with the unit that keeps it short: `50 ns`, `10 µs`, `1 ms`.

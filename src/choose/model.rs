@@ -2,7 +2,7 @@
 //! (no filter built, no key hashed), and a rough per-kind cost of one lookup from the cache
 //! lines it touches. Cheap enough to recompute on every keystroke of a live screen.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::filter::FilterKind;
 use crate::spec::FilterSpec;
 use crate::theory;
@@ -55,7 +55,11 @@ pub fn model_point(spec: &FilterSpec) -> Result<ModelPoint> {
             let s = spec.bloom_sizing()?;
             let miss = bloom_miss(s.m, s.k);
             let f = theory::counting::fpr_counting(s.m, n, s.k);
-            (s.m * 4, f, f64::from(s.k), miss)
+            // Four bits per counter: refused (not wrapped) past 2^64 bits.
+            let bits = s.m.checked_mul(4).ok_or(Error::Allocation {
+                bytes: u128::from(s.m) / 2,
+            })?;
+            (bits, f, f64::from(s.k), miss)
         }
         FilterKind::Blocked => {
             let bb = theory::blocked::BLOCK_BITS;

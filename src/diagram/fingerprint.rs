@@ -260,8 +260,8 @@ pub(super) fn cuckoo() -> String {
     )
 }
 
-/// Keys of the xor and binary fuse diagrams; the first is the one drawn; [`ABSENT`] is queried.
-const FRUIT: [&str; 8] = [
+/// Keys of the xor, binary fuse and ribbon diagrams; the first is the one drawn; [`ABSENT`] is queried.
+pub(super) const FRUIT: [&str; 8] = [
     "apple",
     "banana",
     "cherry",
@@ -272,7 +272,7 @@ const FRUIT: [&str; 8] = [
     "honeydew",
 ];
 /// A key not in the set.
-const ABSENT: &str = "kiwi";
+pub(super) const ABSENT: &str = "kiwi";
 
 /// Fingerprint slot `i` of a table.
 fn cell(t: &Table, i: u32) -> u64 {

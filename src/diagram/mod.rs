@@ -13,6 +13,7 @@
 mod bloom;
 mod fingerprint;
 mod quotient;
+mod ribbon;
 
 use crate::error::{Error, Param, Result};
 use std::fmt::Write as _;
@@ -60,6 +61,10 @@ pub const DIAGRAMS: &[(&str, &str)] = &[
         "quotient",
         "a quotient filter's slots: runs, clusters and the three metadata bits",
     ),
+    (
+        "ribbon",
+        "a ribbon filter's rows: one key's 64-row window, its coefficient bits and the XOR of the rows they pick",
+    ),
 ];
 
 /// The diagram called `name`, as SVG text.
@@ -77,6 +82,7 @@ pub fn render(name: &str) -> Result<String> {
         "xor" => Ok(fingerprint::xor()),
         "binary-fuse" => Ok(fingerprint::binary_fuse()),
         "quotient" => Ok(quotient::quotient()),
+        "ribbon" => Ok(ribbon::ribbon()),
         _ => Err(Error::invalid(
             Param::Other("diagram"),
             format!("'{name}'"),

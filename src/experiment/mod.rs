@@ -67,10 +67,7 @@ impl Experiment {
     /// # Errors
     /// [`Error::Io`] if it cannot be read; [`Error::Spec`] naming line and field otherwise.
     pub fn load(path: &Path) -> Result<Self> {
-        let src = std::fs::read_to_string(path).map_err(|e| Error::Io {
-            path: path.display().to_string(),
-            message: e.to_string(),
-        })?;
+        let src = std::fs::read_to_string(path).map_err(|e| Error::opening(path.display(), &e))?;
         Self::parse(&path.display().to_string(), &src)
     }
 
@@ -91,20 +88,36 @@ impl Experiment {
     pub fn parse(file: &str, src: &str) -> Result<Self> {
         let spec: ExperimentSpec = toml::from_str(src).map_err(|e| {
             // The parser's span of the offending key or value; a span over the whole document
-            // (a missing top-level field) is reported at 1:1.
-            let at = e
-                .span()
-                .filter(|s| !(s.start == 0 && s.end >= src.len()))
-                .map(|s| s.start);
-            let field = at.map(|at| source::Doc::parse(src).path_at(at));
+            // (up to trailing blank lines: a missing top-level field or table) is reported at
+            // 1:1, under the missing field's name (not the first key's).
+            let missing = e
+                .message()
+                .trim()
+                .strip_prefix("missing field `")
+                .and_then(|r| r.split('`').next());
+            // A missing field's span is its table: a `[header]`, else the top level.
+            let whole = |s: &std::ops::Range<usize>| {
+                (s.start == 0 && s.end >= src.trim_end().len())
+                    || (missing.is_some()
+                        && !src.get(s.start..).is_some_and(|t| t.starts_with('[')))
+            };
+            let at = e.span().filter(|s| !whole(s)).map(|s| s.start);
+            let path = at
+                .map(|at| source::Doc::parse(src).path_at(at))
+                .filter(|f| !f.is_empty());
+            let field = match (path, missing) {
+                // A table without one of its fields: the span is the table.
+                (Some(p), Some(m)) if !p.ends_with(m) => format!("{p}.{m}"),
+                (Some(p), _) => p,
+                (None, Some(m)) => m.to_string(),
+                (None, None) => "(top level)".into(),
+            };
             let pos = source::pos_of(src, at.unwrap_or(0));
             Error::Spec {
                 file: file.to_string(),
                 line: pos.line,
                 column: pos.column,
-                field: field
-                    .filter(|f| !f.is_empty())
-                    .unwrap_or_else(|| "(top level)".into()),
+                field,
                 message: e.message().trim().to_string(),
             }
         })?;

@@ -527,7 +527,9 @@ impl Experiment {
                 return bad(
                     "kind",
                     format!(
-                        "{} is static: it is built from its whole key set at its n (no inserts                          into an empty filter, no fill past n), which {what} needs; use the                          sweep runner over n or p, memory or space-fpr",
+                        "{} is static: it is built from its whole key set at its n (no inserts \
+                         into an empty filter, no fill past n), which {what} needs; use the \
+                         sweep runner over n or p, memory or space-fpr",
                         e.kind
                     ),
                 );

@@ -505,7 +505,11 @@ impl<H: ItemHasher, S: IndexStrategy> Filter for StandardBloom<H, S> {
             ),
             (
                 "estimated count".into(),
-                format!("{:.0}", self.estimated_count()),
+                match self.estimated_count() {
+                    c if c.is_finite() => format!("{c:.0}"),
+                    // ln(0 zeros) diverges: no count follows from a saturated filter.
+                    _ => "none: every bit is set (the filter is saturated)".into(),
+                },
             ),
         ]
     }

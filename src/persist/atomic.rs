@@ -73,10 +73,18 @@ fn os_err(path: &Path, e: &io::Error) -> Error {
     io_err(path, e.to_string())
 }
 
+/// A path refused before anything is written ([`Error::Path`]: the caller's to fix).
+fn refused(path: &Path, message: impl Into<String>) -> Error {
+    Error::Path {
+        path: path.display().to_string(),
+        message: message.into(),
+    }
+}
+
 /// Refuse anything but a regular file we may write.
 fn check_writable_file(path: &Path, m: &fs::Metadata) -> Result<()> {
     let ft = m.file_type();
-    let refuse = |what: &str| io_err(path, format!("{what}; refusing to write to it"));
+    let refuse = |what: &str| refused(path, format!("{what}; refusing to write to it"));
     if ft.is_dir() {
         return Err(refuse("is a directory"));
     }
@@ -99,13 +107,13 @@ fn check_writable_file(path: &Path, m: &fs::Metadata) -> Result<()> {
         return Err(refuse("is not a regular file"));
     }
     if m.permissions().readonly() {
-        return Err(io_err(
+        return Err(refused(
             path,
             "is read-only; refusing to replace it (make it writable first)",
         ));
     }
     match fs::OpenOptions::new().write(true).open(path) {
-        Err(e) if e.kind() == io::ErrorKind::PermissionDenied => Err(io_err(
+        Err(e) if e.kind() == io::ErrorKind::PermissionDenied => Err(refused(
             path,
             "is not writable by you; refusing to replace it",
         )),
@@ -118,7 +126,7 @@ fn check_writable_file(path: &Path, m: &fs::Metadata) -> Result<()> {
 fn resolve(path: &Path, follow: bool) -> Result<(PathBuf, Option<fs::Metadata>)> {
     let m = match fs::symlink_metadata(path) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok((path.to_path_buf(), None)),
-        Err(e) => return Err(os_err(path, &e)),
+        Err(e) => return Err(refused(path, e.to_string())),
         Ok(m) => m,
     };
     if !m.file_type().is_symlink() {
@@ -126,7 +134,7 @@ fn resolve(path: &Path, follow: bool) -> Result<(PathBuf, Option<fs::Metadata>)>
         return Ok((path.to_path_buf(), Some(m)));
     }
     if !follow {
-        return Err(io_err(
+        return Err(refused(
             path,
             "is a symbolic link; refusing to replace it (--follow-symlinks writes to the file it points to)",
         ));
@@ -134,7 +142,7 @@ fn resolve(path: &Path, follow: bool) -> Result<(PathBuf, Option<fs::Metadata>)>
     // Follow the chain of links (at most 40, as the kernel does) to a file or to nothing.
     let mut target = path.to_path_buf();
     for _ in 0..40 {
-        let link = fs::read_link(&target).map_err(|e| os_err(&target, &e))?;
+        let link = fs::read_link(&target).map_err(|e| refused(&target, e.to_string()))?;
         target = match target.parent() {
             Some(d) if link.is_relative() => d.join(link),
             _ => link,
@@ -142,7 +150,7 @@ fn resolve(path: &Path, follow: bool) -> Result<(PathBuf, Option<fs::Metadata>)>
         match fs::symlink_metadata(&target) {
             // A dangling link: the file is created where it points.
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok((target, None)),
-            Err(e) => return Err(os_err(&target, &e)),
+            Err(e) => return Err(refused(&target, e.to_string())),
             Ok(m) if m.file_type().is_symlink() => {}
             Ok(m) => {
                 check_writable_file(&target, &m)?;
@@ -150,7 +158,7 @@ fn resolve(path: &Path, follow: bool) -> Result<(PathBuf, Option<fs::Metadata>)>
             }
         }
     }
-    Err(io_err(path, "is a chain of more than 40 symbolic links"))
+    Err(refused(path, "is a chain of more than 40 symbolic links"))
 }
 
 /// Run the checks of [`write_atomic_with`] on `path` without writing anything: for a command
@@ -165,7 +173,7 @@ pub fn check_target(path: &Path, opts: WriteOptions) -> Result<()> {
 fn split(path: &Path) -> Result<(PathBuf, &OsStr)> {
     let name = path
         .file_name()
-        .ok_or_else(|| io_err(path, "not a file name"))?;
+        .ok_or_else(|| refused(path, "not a file name"))?;
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
@@ -309,8 +317,9 @@ fn commit(tmp: &Path, target: &Path) -> io::Result<()> {
 /// over the temporary file.
 ///
 /// # Errors
-/// [`Error::Io`] naming the path: a refused path (directory, device, FIFO, socket, symbolic
-/// link, read-only file), or what the file system said.
+/// [`Error::Path`] naming a refused path (directory, device, FIFO, socket, symbolic link,
+/// read-only file), before anything is written; [`Error::Io`] naming the path for what the file
+/// system said while writing.
 pub fn write_atomic_with(
     path: &Path,
     opts: WriteOptions,

@@ -317,13 +317,6 @@ pub fn to_bytes<F: Persist>(f: &F, opts: &SaveOptions) -> Result<Vec<u8>> {
     Ok(v)
 }
 
-fn io_err(path: &Path, e: &io::Error) -> Error {
-    Error::Io {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    }
-}
-
 /// Write `path` atomically (see [`atomic`] and [`write_atomic_with`], which this calls without
 /// following symbolic links): `private` creates the file with mode `0600` on Unix (for files
 /// holding a secret key).
@@ -462,7 +455,7 @@ pub fn load<F: Persist>(path: impl AsRef<Path>, opts: &LoadOptions) -> Result<F>
 /// [`Error::Io`], and the header errors of [`from_bytes`].
 pub fn read_file(path: impl AsRef<Path>) -> Result<Vec<u8>> {
     let path = path.as_ref();
-    let mut file = std::fs::File::open(path).map_err(|e| io_err(path, &e))?;
+    let mut file = std::fs::File::open(path).map_err(|e| Error::opening(path.display(), &e))?;
     read_from(&mut file, &path.display().to_string())
 }
 

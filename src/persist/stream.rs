@@ -41,7 +41,7 @@ pub fn load_with<T>(
         path: name.clone(),
         message: e.to_string(),
     };
-    let mut file = std::fs::File::open(path).map_err(ioe)?;
+    let mut file = std::fs::File::open(path).map_err(|e| Error::opening(&name, &e))?;
     let size = file
         .metadata()
         .ok()

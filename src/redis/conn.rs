@@ -42,11 +42,87 @@ impl fmt::Debug for RedisConn {
     }
 }
 
-/// `redis://host:port/db` → `host:port` (for messages).
-fn display_addr(url: &str) -> String {
-    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+/// A server address for people: `redis://:pw@host:port/2?x=y` → `host:port`, `unix:///run/r.sock`
+/// → `unix:/run/r.sock`, several comma-separated seed URLs → `a:1,b:2`. User names, passwords,
+/// database numbers and query parameters (which may carry a password) are never shown. Every
+/// message and header bloomlab prints about a server goes through this function.
+///
+/// ```
+/// use bloomlab::redis::conn::display_addr;
+/// assert_eq!(display_addr("redis://:s3cret@127.0.0.1:6390/2"), "127.0.0.1:6390");
+/// assert_eq!(display_addr("unix:///tmp/redis.sock?pass=s3cret"), "unix:/tmp/redis.sock");
+/// assert_eq!(display_addr("redis://a:1, redis://u:p@b:2"), "a:1,b:2");
+/// ```
+#[must_use]
+pub fn display_addr(spec: &str) -> String {
+    spec.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(one_addr)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn one_addr(url: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+    // Query parameters (`?pass=…`) and fragments are never shown.
+    let rest = rest.split(['?', '#']).next().unwrap_or("");
     let rest = rest.rsplit_once('@').map_or(rest, |(_, r)| r);
+    if scheme.ends_with("unix") {
+        return format!("unix:{rest}");
+    }
     rest.split('/').next().unwrap_or(rest).to_string()
+}
+
+/// At most this many of a pipeline's failed commands are quoted in an error; the rest are counted.
+const QUOTED_FAILURES: usize = 3;
+/// A message from the server or the client is cut to this many characters.
+const MESSAGE_CHARS: usize = 300;
+
+/// `text` cut to [`MESSAGE_CHARS`] characters, saying how much was left out.
+fn cut(text: &str) -> String {
+    match text.char_indices().nth(MESSAGE_CHARS) {
+        None => text.to_string(),
+        Some((i, _)) => format!("{}… ({} more characters)", &text[..i], text.len() - i),
+    }
+}
+
+/// A client error as one short line: a timeout says how long it waited; a pipeline's failures
+/// are the first few and a count (a batch of 100,000 commands refused for lack of memory is not
+/// a 40 KB line); a `MOVED` reply says the server is a cluster node.
+/// `waited`: the timeout that applied (connecting or waiting for a reply).
+fn describe(e: &RedisError, waited: Duration) -> String {
+    if e.is_timeout() {
+        return format!(
+            "no reply within {:.0} s (the server is busy, frozen or unreachable; a command may \
+             or may not have run)",
+            waited.as_secs_f64()
+        );
+    }
+    let mut text = match e.clone().into_server_errors() {
+        Some(errs) if errs.len() > 1 => {
+            let quoted: Vec<String> = errs
+                .iter()
+                .take(QUOTED_FAILURES)
+                .map(|(i, err)| format!("command {}: {}", i + 1, cut(&err.to_string())))
+                .collect();
+            format!(
+                "{} commands of the batch failed; the first {}: {}",
+                errs.len(),
+                quoted.len(),
+                quoted.join("; ")
+            )
+        }
+        _ => cut(&e.to_string()),
+    };
+    if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::Moved) || text.contains("Moved")
+    {
+        text.push_str(
+            " (the server is a Redis Cluster node: give several seed URLs, comma-separated, \
+             e.g. redis://127.0.0.1:7001,redis://127.0.0.1:7002)",
+        );
+    }
+    text
 }
 
 impl RedisConn {
@@ -95,13 +171,7 @@ impl RedisConn {
     /// [`Error::Redis`] naming the seed addresses.
     pub fn open_cluster<S: AsRef<str>>(urls: &[S]) -> Result<Self> {
         let urls: Vec<String> = urls.iter().map(|u| u.as_ref().to_string()).collect();
-        let addr = format!(
-            "cluster {}",
-            urls.iter()
-                .map(|u| display_addr(u))
-                .collect::<Vec<_>>()
-                .join(",")
-        );
+        let addr = format!("cluster {}", display_addr(&urls.join(",")));
         let mut c = Self {
             inner: None,
             urls,
@@ -114,9 +184,12 @@ impl RedisConn {
     }
 
     fn connect(&mut self) -> Result<()> {
+        let started = std::time::Instant::now();
+        // A timeout says how long connecting took (the connection and the client's setup
+        // commands each wait up to CONNECT_TIMEOUT).
         let unreachable = |e: RedisError, addr: &str| Error::Redis {
             target: format!("server {addr}"),
-            message: format!("cannot connect: {e}"),
+            message: format!("cannot connect: {}", describe(&e, started.elapsed())),
             connection: true,
         };
         let inner = if self.cluster {
@@ -183,7 +256,7 @@ impl RedisConn {
             } else {
                 format!("{what} on {}", self.addr)
             },
-            message: e.to_string(),
+            message: describe(e, RESPONSE_TIMEOUT),
             connection,
         }
     }
@@ -263,6 +336,26 @@ mod tests {
             "127.0.0.1:6390"
         );
         assert_eq!(display_addr("127.0.0.1:1"), "127.0.0.1:1");
+        // Unix sockets show their path; a password in the query is not shown.
+        assert_eq!(display_addr("unix:///tmp/r.sock"), "unix:/tmp/r.sock");
+        assert_eq!(
+            display_addr("redis+unix:///tmp/r.sock?db=1&pass=s3cret"),
+            "unix:/tmp/r.sock"
+        );
+        assert_eq!(
+            display_addr("redis://user:s3cret@h:1?protocol=resp3"),
+            "h:1"
+        );
+        assert_eq!(display_addr("redis://:a@x:1,redis://:b@y:2"), "x:1,y:2");
+    }
+
+    #[test]
+    fn long_messages_are_cut() {
+        let long = "x".repeat(40_000);
+        let c = cut(&long);
+        assert!(c.len() < MESSAGE_CHARS + 60, "{}", c.len());
+        assert!(c.ends_with("(39700 more characters)"), "{c}");
+        assert_eq!(cut("short"), "short");
     }
 
     #[test]

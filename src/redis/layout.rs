@@ -40,6 +40,10 @@ impl ShardLayout {
     pub const DEFAULT_SHARD_BITS: u64 = 1 << 31;
     /// Largest shard: 2³² bits, the Redis string limit (`proto-max-bulk-len` 512 MiB).
     pub const MAX_SHARD_BITS: u64 = 1 << 32;
+    /// Most shard keys of one filter: 65,536 (a filter of default shards up to 2⁴⁷ bits, 16 TiB).
+    /// Every key of a filter travels in one `UNLINK` and one creation script, and a config read
+    /// from Redis is untrusted: this bound keeps what is sized from it small.
+    pub const MAX_SHARDS: u64 = 1 << 16;
 
     /// A layout of `m` bits in shards of `shard_bits` bits (a multiple of 64, at most 2³²).
     ///
@@ -52,7 +56,8 @@ impl ShardLayout {
     /// ```
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] for `m = 0` or a bad shard size.
+    /// [`Error::InvalidParameter`] for `m = 0`, a bad shard size, or more than
+    /// [`ShardLayout::MAX_SHARDS`] shards.
     pub fn new(m: u64, shard_bits: u64) -> Result<Self> {
         crate::theory::check_m(m)?;
         if shard_bits == 0 || !shard_bits.is_multiple_of(64) || shard_bits > Self::MAX_SHARD_BITS {
@@ -60,6 +65,18 @@ impl ShardLayout {
                 Param::Other("shard-bits"),
                 shard_bits,
                 "a multiple of 64 from 64 to 2^32 (Redis strings hold at most 2^32 bits)",
+            ));
+        }
+        if m.div_ceil(shard_bits) > Self::MAX_SHARDS {
+            return Err(Error::invalid(
+                Param::M,
+                m,
+                format!(
+                    "at most {} shards of {shard_bits} bits ({} bits); use larger shards or a \
+                     smaller filter",
+                    Self::MAX_SHARDS,
+                    Self::MAX_SHARDS * shard_bits
+                ),
             ));
         }
         Ok(Self { m, shard_bits })
@@ -177,6 +194,10 @@ mod tests {
         assert!(ShardLayout::new(1000, 0).is_err());
         assert!(ShardLayout::new(0, 64).is_err());
         assert!(ShardLayout::new(1000, (1 << 32) + 64).is_err());
+        // At most MAX_SHARDS shards.
+        assert!(ShardLayout::new(64 << 16, 64).is_ok());
+        assert!(ShardLayout::new((64 << 16) + 1, 64).is_err());
+        assert!(ShardLayout::new(u64::MAX, 64).is_err());
         // More than 2^32 bits: representable, every offset fits a Redis string.
         let big = ShardLayout::new(1 << 34, ShardLayout::DEFAULT_SHARD_BITS).unwrap();
         assert_eq!(big.shards(), 8);

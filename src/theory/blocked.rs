@@ -374,7 +374,7 @@ pub fn size_for(n: u64, p: f64, k: Option<u32>) -> Result<BlockedSizing> {
         if hi >= MAX_BLOCKS {
             return Err(Error::invalid(
                 Param::P,
-                p,
+                crate::units::format_number(p),
                 format!("a rate a blocked filter for {n} items reaches with at most 2^59 bits"),
             ));
         }

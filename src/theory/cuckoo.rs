@@ -205,7 +205,7 @@ pub fn fingerprint_bits_for_bucket(p: f64, b: u32) -> Result<u32> {
     if f > f64::from(MAX_FINGERPRINT_BITS) {
         return Err(Error::invalid(
             Param::P,
-            p,
+            crate::units::format_number(p),
             format!(
                 "at least {:.3e} for a cuckoo filter with buckets of {b} (32-bit fingerprints give at best 2b/2^32)",
                 fpr_approx(MAX_FINGERPRINT_BITS, b)

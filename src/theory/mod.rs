@@ -26,7 +26,7 @@ pub fn check_p(p: f64) -> Result<f64> {
     if p.is_nan() || p <= 0.0 || p >= 1.0 {
         return Err(Error::invalid(
             Param::P,
-            p,
+            crate::units::format_number(p),
             "a probability strictly between 0 and 1",
         ));
     }

@@ -195,7 +195,7 @@ pub fn remainder_bits_for(p: f64, alpha: f64) -> Result<u32> {
     if need > f64::from(MAX_REMAINDER_BITS) {
         return Err(Error::invalid(
             Param::P,
-            p,
+            crate::units::format_number(p),
             format!(
                 "at least {:.3e} for a quotient filter (32-bit remainders at load {alpha:.3})",
                 alpha * 2f64.powi(-32)

@@ -153,7 +153,7 @@ pub fn result_bits_for(p: f64) -> Result<u32> {
     RESULT_BITS.clone().find(|&r| fpr(r) <= p).ok_or_else(|| {
         Error::invalid(
             Param::P,
-            p,
+            crate::units::format_number(p),
             format!(
                 "p >= 2^-32 = {:.3e}: 32-bit results are the widest (rate 2^-r)",
                 fpr(32)

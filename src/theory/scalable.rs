@@ -416,7 +416,7 @@ pub fn layer_sizing_bounded(n: u64, p: f64, excess: f64) -> Result<Sizing> {
     best.ok_or_else(|| {
         Error::invalid(
             Param::P,
-            p,
+            crate::units::format_number(p),
             format!(
                 "a layer rate that needs at most {} hash functions and 2^63 bits",
                 super::MAX_K
@@ -481,7 +481,7 @@ pub fn layer_sizing(n: u64, p: f64) -> Result<Sizing> {
     best.ok_or_else(|| {
         Error::invalid(
             Param::P,
-            p,
+            crate::units::format_number(p),
             format!(
                 "a layer rate that needs at most {} hash functions and 2^63 bits",
                 super::MAX_K

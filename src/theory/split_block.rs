@@ -40,6 +40,25 @@ pub fn fpr_inner(i: u64) -> f64 {
     (1.0 - empty).powi(WORDS as i32)
 }
 
+/// Expected fraction of the m bits (a multiple of 256) set after n items. An item picks one of
+/// the m/256 blocks and one of the 32 bits of each of its eight words, so a given bit is set by
+/// an item with probability 8/m and stays 0 after n items with `(1 − 8/m)^n`:
+/// `fill = 1 − (1 − 8/m)^n` (the module's model, without the Poisson approximation).
+///
+/// ```
+/// let f = bloomlab::theory::split_block::expected_fill(256_000, 100);
+/// assert!((f - (1.0 - (1.0 - 8.0 / 256_000.0f64).powi(100))).abs() < 1e-12, "{f}");
+/// // Each item sets 8 of the m bits, so the first items fill about n·8/m.
+/// assert!((f - 100.0 * 8.0 / 256_000.0).abs() < 1e-5, "{f}");
+/// ```
+#[must_use]
+pub fn expected_fill(m: u64, n: u64) -> f64 {
+    if m < u64::from(WORDS) {
+        return 1.0;
+    }
+    -(n as f64 * (-f64::from(WORDS) / m as f64).ln_1p()).exp_m1()
+}
+
 /// The split-block FPR for m bits (a multiple of 256) and n items (see the module docs).
 ///
 /// At 10 bits per key it is 1.26%, against the standard filter's 0.82%:
@@ -98,7 +117,7 @@ pub fn blocks_for(n: u64, p: f64) -> Result<u64> {
         if hi >= MAX_BLOCKS {
             return Err(Error::invalid(
                 Param::P,
-                p,
+                crate::units::format_number(p),
                 format!(
                     "a rate a split-block filter for {n} items reaches with at most 2^32 blocks"
                 ),

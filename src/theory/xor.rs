@@ -86,7 +86,7 @@ pub fn fingerprint_bits_for(p: f64) -> Result<u32> {
         .ok_or_else(|| {
             Error::invalid(
                 Param::P,
-                p,
+                crate::units::format_number(p),
                 format!(
                     "p >= 2^-16 = {:.3e}: 16-bit fingerprints are the widest (rate 2^-f)",
                     fpr(16)

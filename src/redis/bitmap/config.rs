@@ -66,18 +66,23 @@ impl BitmapConfig {
         ]
     }
 
+    /// The config in `map` (the fields of `{name}:config`), read as untrusted input: every
+    /// field is parsed and bounded (k from 1 to 64, a valid shard size, at most
+    /// [`ShardLayout::MAX_SHARDS`] shards, p a probability) before anything is allocated from it.
+    ///
+    /// # Errors
+    /// [`Error::RedisCorrupt`] naming the key and the field.
     pub(super) fn parse(key: &str, map: &HashMap<String, String>) -> Result<Self> {
-        let corrupt = |field: &str| {
-            Error::Corrupt(format!(
-                "config hash {key}: field '{field}' missing or invalid (not a bloomlab filter?)"
-            ))
+        let corrupt = |field: &str| Error::RedisCorrupt {
+            key: key.to_string(),
+            reason: format!("field '{field}' missing or invalid (not a bloomlab filter?)"),
         };
         let get = |f: &str| map.get(f).ok_or_else(|| corrupt(f));
         if get("format")? != FORMAT {
             return Err(corrupt("format"));
         }
         let num = |f: &str| get(f)?.parse::<u64>().map_err(|_| corrupt(f));
-        Ok(Self {
+        let cfg = Self {
             m: num("m")?,
             k: u32::try_from(num("k")?).map_err(|_| corrupt("k"))?,
             options: BitmapOptions {
@@ -88,7 +93,21 @@ impl BitmapConfig {
             },
             n: num("n")?,
             p: get("p")?.parse::<f64>().map_err(|_| corrupt("p"))?,
-        })
+        };
+        if !(0.0..1.0).contains(&cfg.p) {
+            return Err(corrupt("p"));
+        }
+        cfg.check().map_err(|e| Error::RedisCorrupt {
+            key: key.to_string(),
+            reason: e.to_string(),
+        })?;
+        Ok(cfg)
+    }
+
+    /// k in range and a shard layout within bounds.
+    fn check(&self) -> Result<ShardLayout> {
+        theory::check_k(self.k)?;
+        ShardLayout::new(self.m, self.options.shard_bits)
     }
 
     /// The parameters that decide bit positions, with names, for mismatch messages.
@@ -156,10 +175,17 @@ pub(super) fn delta_key(name: &str) -> String {
     format!("{{{name}}}:delta")
 }
 
-/// A config made ready for use: its shard layout, hasher and strategy.
+/// The field of the config hash that holds the filter's generation id.
+pub(super) const GENERATION: &str = "gen";
+
+/// A config made ready for use: its shard layout, hasher and strategy, and the generation id
+/// every batch checks.
 #[derive(Debug, Clone)]
 pub(super) struct Loaded {
     pub(super) cfg: BitmapConfig,
+    /// The generation id (16 hex digits, random, written once when the filter is created): a
+    /// filter deleted and created again under the same name has another.
+    pub(super) generation: String,
     pub(super) layout: ShardLayout,
     pub(super) hasher: AnyHasher,
     pub(super) strategy: AnyStrategy,
@@ -170,15 +196,21 @@ impl Loaded {
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] for k or the shard size.
-    pub(super) fn new(cfg: BitmapConfig) -> Result<Self> {
-        theory::check_k(cfg.k)?;
+    pub(super) fn new(cfg: BitmapConfig, generation: String) -> Result<Self> {
         Ok(Self {
-            layout: ShardLayout::new(cfg.m, cfg.options.shard_bits)?,
+            layout: cfg.check()?,
+            generation,
             hasher: AnyHasher::new(cfg.options.hash, cfg.options.seed),
             strategy: AnyStrategy(cfg.options.strategy),
             cfg,
         })
     }
+}
+
+/// A new generation id: 64 random bits as 16 hex digits.
+#[must_use]
+pub(super) fn new_generation() -> String {
+    format!("{:016x}", crate::redis::random_u64())
 }
 
 /// The error for an operation on a filter that has no config (not created yet, or deleted).
@@ -188,5 +220,94 @@ pub(super) fn not_created(name: &str) -> Error {
         target: format!("key {}", config_key(name)),
         message: format!("filter '{name}' does not exist (no config); call try_init first"),
         connection: false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn valid() -> HashMap<String, String> {
+        let cfg = BitmapConfig {
+            m: 95_851,
+            k: 7,
+            options: BitmapOptions::default(),
+            n: 10_000,
+            p: 0.01,
+        };
+        cfg.fields()
+            .into_iter()
+            .map(|(f, v)| (f.to_string(), v))
+            .collect()
+    }
+
+    #[test]
+    fn a_planted_huge_config_is_corrupt_not_an_allocation() {
+        // The case: m = 2^63 - 1 in shards of 64 bits (2^57 shard keys).
+        let mut map = valid();
+        map.insert("m".into(), (i64::MAX as u64).to_string());
+        map.insert("shard_bits".into(), "64".into());
+        let e = BitmapConfig::parse("{x}:config", &map).unwrap_err();
+        assert!(
+            matches!(&e, Error::RedisCorrupt { key, .. } if key == "{x}:config"),
+            "{e}"
+        );
+        assert!(BitmapConfig::parse("{x}:config", &valid()).is_ok());
+        for (field, bad) in [
+            ("k", "0"),
+            ("k", "65"),
+            ("shard_bits", "100"),
+            ("p", "NaN"),
+            ("p", "1"),
+        ] {
+            let mut map = valid();
+            map.insert(field.into(), bad.into());
+            assert!(
+                matches!(
+                    BitmapConfig::parse("{x}:config", &map),
+                    Err(Error::RedisCorrupt { .. })
+                ),
+                "{field} = {bad}"
+            );
+        }
+    }
+
+    /// A field value: a valid one, a number anywhere in u64, or arbitrary text.
+    fn value(valid: String) -> impl Strategy<Value = Option<String>> {
+        prop_oneof![
+            2 => Just(Some(valid)),
+            2 => any::<u64>().prop_map(|v| Some(v.to_string())),
+            1 => (0u32..70).prop_map(|v| Some(v.to_string())),
+            1 => (0u32..40).prop_map(|b| Some((1u64 << b).to_string())),
+            1 => ".{0,12}".prop_map(Some),
+            1 => Just(None),
+        ]
+    }
+
+    proptest! {
+        /// Whatever the stored fields hold, parsing either refuses with `Corrupt` or gives a
+        /// config whose layout is bounded (so nothing sized from it can be huge).
+        #[test]
+        fn any_stored_config_is_refused_or_bounded(
+            fields in valid()
+                .into_iter()
+                .collect::<Vec<_>>()
+                .into_iter()
+                .map(|(f, v)| value(v).prop_map(move |x| (f.clone(), x)))
+                .collect::<Vec<_>>()
+        ) {
+            let map: HashMap<String, String> =
+                fields.into_iter().filter_map(|(f, v)| v.map(|v| (f, v))).collect();
+            match BitmapConfig::parse("{p}:config", &map) {
+                Ok(cfg) => {
+                    let l = Loaded::new(cfg, "0".into()).unwrap();
+                    prop_assert!(l.layout.shards() <= ShardLayout::MAX_SHARDS);
+                    prop_assert!((1..=theory::MAX_K).contains(&cfg.k));
+                    prop_assert!((0.0..1.0).contains(&cfg.p));
+                }
+                Err(e) => prop_assert!(matches!(e, Error::RedisCorrupt { .. }), "{e:?}"),
+            }
+        }
     }
 }

@@ -5,13 +5,17 @@
 //!
 //! | key | type | holds |
 //! |---|---|---|
-//! | `{users}:config` | hash | `m`, `k`, `hash`, `strategy`, `seed`, `shard_bits`, `n`, `p`, `format` |
+//! | `{users}:config` | hash | `m`, `k`, `hash`, `strategy`, `seed`, `shard_bits`, `n`, `p`, `format`, `gen` (the generation id) |
 //! | `{users}:bits:0`, `{users}:bits:1`, … | string | the bits, [`ShardLayout`](crate::redis::layout::ShardLayout) |
 //!
 //! Bit positions come from [`IndexStrategy::for_each_index`] with the configured hash and
 //! strategy over the whole m, exactly as [`StandardBloom`] computes them, so a Redis filter and a
 //! local filter built from the same keys hold the same bits ([`BitmapBloom::export`],
 //! [`BitmapBloom::import`]).
+//!
+//! **After a reconnect** (or at any time) a handle whose filter vanished or was replaced answers
+//! [`Error::FilterLost`], not answers: each batch checks the generation id in the config in the
+//! same round trip (the [`crate::redis`] module docs state the whole contract).
 //!
 //! This file is the filter itself; the rest is in its submodules:
 //!
@@ -36,15 +40,20 @@ use crate::filters::StandardBloom;
 use crate::hash::{AnyHasher, AnyStrategy, IndexStrategy};
 use crate::theory;
 use batch::{Batch, add_or_query_script, plan};
-use config::{Loaded, config_key, shard_key};
+use config::{GENERATION, Loaded, config_key, new_generation, shard_key};
 use redis::Value;
 use std::collections::HashMap;
 use std::fmt;
+use std::time::Duration;
 
 const INIT: &str = r"
--- KEYS[1]: config hash; KEYS[2..]: shard keys. ARGV: field, value, field, value, ...
--- Creates the config unless it exists; answers the existing config (or 'created').
+-- KEYS[1]: config hash; KEYS[2..]: shard keys. ARGV[1]: TTL in ms (0: none); ARGV[2]: a new
+-- generation id; ARGV[3..]: field, value, field, value, ...
+-- Creates the config unless it exists; answers the existing config (or 'created'). With a TTL
+-- the config expires after it (each shard gets it when a batch first writes it). An existing
+-- config without a generation id (made by an older bloomlab) gets one.
 if redis.call('EXISTS', KEYS[1]) == 1 then
+  redis.call('HSETNX', KEYS[1], 'gen', ARGV[2])
   return redis.call('HGETALL', KEYS[1])
 end
 for i = 2, #KEYS do
@@ -53,8 +62,19 @@ for i = 2, #KEYS do
     return redis.error_reply('WRONGTYPE key ' .. KEYS[i] .. ' holds a ' .. t .. ', not a bitmap string')
   end
 end
-redis.call('HSET', KEYS[1], unpack(ARGV))
+redis.call('HSET', KEYS[1], 'gen', ARGV[2], unpack(ARGV, 3))
+if tonumber(ARGV[1]) > 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+end
 return 'created'
+";
+
+const UPGRADE: &str = r"
+-- KEYS[1]: config hash. ARGV[1]: a new generation id, for a config made by an older bloomlab.
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  redis.call('HSETNX', KEYS[1], 'gen', ARGV[1])
+end
+return redis.call('HGETALL', KEYS[1])
 ";
 
 /// Items per round trip by default (a batch of 1000 items at k = 7 is 7000 bit operations).
@@ -79,6 +99,7 @@ pub struct BitmapBloom {
     transport: Transport,
     batch: usize,
     transfer_chunk: u64,
+    ttl: Option<Duration>,
     script: redis::Script,
 }
 
@@ -99,7 +120,7 @@ impl BitmapBloom {
     ///
     /// # Errors
     /// A name with `{` or `}` (the hash tag is added here); [`Error::Redis`] when the server
-    /// fails; [`Error::Corrupt`] when `{name}:config` is not a bloomlab config.
+    /// fails; [`Error::RedisCorrupt`] when `{name}:config` is not a valid bloomlab config.
     pub fn new(conn: RedisConn, name: &str) -> Result<Self> {
         if name.is_empty() || name.contains(['{', '}']) {
             return Err(Error::invalid(
@@ -115,27 +136,73 @@ impl BitmapBloom {
             transport: Transport::default(),
             batch: DEFAULT_BATCH,
             transfer_chunk: 1 << 20,
+            ttl: None,
             script: add_or_query_script(),
         };
         f.reload()?;
         Ok(f)
     }
 
-    /// Re-read the config from Redis (after another client created or deleted the filter).
+    /// Re-read the config from Redis (after another client created or deleted the filter, or
+    /// after [`Error::FilterLost`], once the filter has been rebuilt).
     ///
     /// # Errors
     /// As [`BitmapBloom::new`].
     pub fn reload(&mut self) -> Result<()> {
         let key = self.config_key();
-        let map: HashMap<String, String> = self
+        let mut map: HashMap<String, String> = self
             .conn
             .query(redis::cmd("HGETALL").arg(&key), &format!("key {key}"))?;
+        if !map.is_empty() && !map.contains_key(GENERATION) {
+            let script = redis::Script::new(UPGRADE);
+            let mut call = script.prepare_invoke();
+            call.key(&key).arg(new_generation());
+            let r = {
+                let con = self.conn.raw()?;
+                call.invoke::<HashMap<String, String>>(con)
+            };
+            map = r.map_err(|e| self.conn.error(&e, &format!("key {key}")))?;
+        }
         self.config = if map.is_empty() {
             None
         } else {
-            Some(Loaded::new(BitmapConfig::parse(&key, &map)?)?)
+            Some(Self::loaded(&key, &map)?)
         };
         Ok(())
+    }
+
+    /// A config read from Redis, checked (untrusted input: [`Error::RedisCorrupt`]).
+    fn loaded(key: &str, map: &HashMap<String, String>) -> Result<Loaded> {
+        let cfg = BitmapConfig::parse(key, map)?;
+        let generation = map
+            .get(GENERATION)
+            .filter(|g| !g.is_empty() && g.len() <= 64)
+            .ok_or_else(|| Error::RedisCorrupt {
+                key: key.to_string(),
+                reason: format!("field '{GENERATION}' missing or invalid"),
+            })?;
+        Loaded::new(cfg, generation.clone())
+    }
+
+    /// The filter's generation id (16 hex digits), once created or loaded: a filter deleted and
+    /// created again under the same name has another one.
+    #[must_use]
+    pub fn generation(&self) -> Option<&str> {
+        self.config.as_ref().map(|l| l.generation.as_str())
+    }
+
+    /// Give every key of the filter this handle creates a time to live (`None`, the default:
+    /// they live until deleted): the config when [`BitmapBloom::try_init`] creates it, each
+    /// shard when an add first writes it (`PEXPIRE … NX` in the same round trip: Redis ≥ 7.0).
+    /// A filter that expires while in use answers [`Error::FilterLost`].
+    pub fn set_ttl(&mut self, ttl: Option<Duration>) {
+        self.ttl = ttl.filter(|d| !d.is_zero());
+    }
+
+    /// The TTL in milliseconds, 0 for none.
+    fn ttl_ms(&self) -> u64 {
+        self.ttl
+            .map_or(0, |d| d.as_millis().clamp(1, u128::from(u64::MAX)) as u64)
     }
 
     /// The filter's name.
@@ -243,7 +310,7 @@ impl BitmapBloom {
     }
 
     fn init(&mut self, cfg: BitmapConfig) -> Result<bool> {
-        let loaded = Loaded::new(cfg)?;
+        let loaded = Loaded::new(cfg, new_generation())?;
         let key = self.config_key();
         let script = redis::Script::new(INIT);
         let mut call = script.prepare_invoke();
@@ -251,6 +318,7 @@ impl BitmapBloom {
         for s in 0..loaded.layout.shards() {
             call.key(self.shard_key(s));
         }
+        call.arg(self.ttl_ms()).arg(&loaded.generation);
         for (f, v) in cfg.fields() {
             call.arg(f).arg(v);
         }
@@ -269,9 +337,11 @@ impl BitmapBloom {
                 Ok(true)
             }
             v => {
-                let map: HashMap<String, String> = redis::from_redis_value(v).map_err(|e| {
-                    Error::Corrupt(format!("config hash {key}: unexpected reply ({e})"))
-                })?;
+                let map: HashMap<String, String> =
+                    redis::from_redis_value(v).map_err(|e| Error::RedisCorrupt {
+                        key: key.clone(),
+                        reason: format!("unexpected reply ({e})"),
+                    })?;
                 let existing = BitmapConfig::parse(&key, &map)?;
                 let diffs: Vec<String> = existing
                     .identity()
@@ -281,7 +351,7 @@ impl BitmapBloom {
                     .map(|(a, b)| format!("{} {} (asked {})", a.0, a.1, b.1))
                     .collect();
                 if diffs.is_empty() {
-                    self.config = Some(Loaded::new(existing)?);
+                    self.config = Some(Self::loaded(&key, &map)?);
                     Ok(false)
                 } else {
                     Err(Error::Incompatible(format!(
@@ -308,11 +378,13 @@ impl BitmapBloom {
             .as_ref()
             .ok_or_else(|| config::not_created(&self.name))?;
         let plan = plan(loaded, items);
+        let ttl_ms = self.ttl_ms();
         Batch {
             conn: &mut self.conn,
             name: &self.name,
             loaded,
             script: &self.script,
+            ttl_ms,
         }
         .run(&plan, add, self.transport, single)
     }
@@ -388,16 +460,17 @@ impl BitmapBloom {
     /// [`Error::Redis`].
     pub fn ones(&mut self) -> Result<u64> {
         let shards = self.need()?.layout.shards();
-        let cmds = (0..shards)
-            .map(|s| {
-                let mut c = redis::cmd("BITCOUNT");
-                c.arg(self.shard_key(s));
-                c
-            })
-            .collect();
+        let mut cmds = vec![batch::generation_cmd(&self.name)];
+        cmds.extend((0..shards).map(|s| {
+            let mut c = redis::cmd("BITCOUNT");
+            c.arg(self.shard_key(s));
+            c
+        }));
         let what = format!("filter {}", self.name);
         let replies = self.conn.pipeline(cmds, &what)?;
-        Ok(replies
+        let opened = self.need()?.generation.clone();
+        batch::check_generation(&self.conn, &self.name, &opened, &replies[0])?;
+        Ok(replies[1..]
             .iter()
             .map(|v| match v {
                 Value::Int(i) => *i as u64,
@@ -494,7 +567,24 @@ impl BitmapBloom {
     /// [`Error::Redis`]; [`Error::Allocation`].
     pub fn export(&mut self) -> Result<StandardBloom<AnyHasher, AnyStrategy>> {
         let l = self.need()?.clone();
-        transfer::export(&mut self.conn, &self.name, &l, self.transfer_chunk)
+        self.check_generation()?;
+        let local = transfer::export(&mut self.conn, &self.name, &l, self.transfer_chunk)?;
+        // Lost while it was read: the copy may miss bits.
+        self.check_generation()?;
+        Ok(local)
+    }
+
+    /// One round trip: is the filter in Redis still the one this handle opened?
+    ///
+    /// # Errors
+    /// [`Error::FilterLost`]; the filter does not exist here; [`Error::Redis`].
+    pub fn check_generation(&mut self) -> Result<()> {
+        let opened = self.need()?.generation.clone();
+        let what = format!("filter {}", self.name);
+        let reply = self
+            .conn
+            .pipeline(vec![batch::generation_cmd(&self.name)], &what)?;
+        batch::check_generation(&self.conn, &self.name, &opened, &reply[0])
     }
 
     /// Write a local filter's bits into Redis, `SETRANGE` chunk by chunk, **replacing** the
@@ -520,6 +610,8 @@ impl BitmapBloom {
             self.try_init_bits(local.bits(), local.k(), options)?;
         }
         let l = self.need()?.clone();
-        transfer::import(&mut self.conn, &self.name, &l, local, self.transfer_chunk)
+        self.check_generation()?;
+        transfer::import(&mut self.conn, &self.name, &l, local, self.transfer_chunk)?;
+        self.check_generation()
     }
 }

@@ -32,8 +32,9 @@ pub struct Args {
     /// ribbon, quotient.
     #[arg(long, value_parser = parse_filter, default_value = "standard")]
     pub filter: FilterKind,
-    /// Target false-positive rate, strictly between 0 and 1 (0.01, 1%, 1/100).
-    #[arg(long, allow_hyphen_values = true, value_parser = parse_p, required_unless_present = "m")]
+    /// Target false-positive rate, strictly between 0 and 1 (0.01, 1%, 1/100); not needed with
+    /// --m or --fingerprint-bits (the width sets the rate).
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_p, required_unless_present_any = ["m", "fingerprint_bits"])]
     pub p: Option<f64>,
     /// Bits (or a size with units: 64KiB, 1.2MB) instead of --p.
     #[arg(long, allow_hyphen_values = true, value_parser = parse_m, conflicts_with = "p")]
@@ -97,28 +98,16 @@ pub struct Args {
     pub follow_symlinks: bool,
 }
 
-/// Refuse an output that cannot be written or that is one of the inputs, before any work.
-fn check_out(a: &Args) -> Result<()> {
-    let inputs =
-        std::iter::once(("--keys", &a.keys)).chain(a.key_file.iter().map(|k| ("--key-file", k)));
-    for (flag, input) in inputs {
-        if bloomlab::persist::same_file(input, &a.out) {
-            return Err(Error::invalid(
-                Param::Other("out"),
-                a.out.display(),
-                format!(
-                    "a file other than the input {flag} {} (writing it would destroy the input)",
-                    input.display()
-                ),
-            ));
-        }
-    }
-    bloomlab::persist::check_target(
+/// Refuse an output that cannot be written or that is one of the inputs, before any work
+/// ([`super::out_path`]).
+fn check_out(a: &Args) -> Result<super::out_path::CheckedOut> {
+    let mut inputs = vec![("--keys", a.keys.as_path())];
+    inputs.extend(a.key_file.iter().map(|k| ("--key-file", k.as_path())));
+    super::out_path::check(
         &a.out,
-        bloomlab::persist::WriteOptions {
-            private: false,
-            follow_symlinks: a.follow_symlinks,
-        },
+        super::out_path::Format::Filter,
+        &inputs,
+        a.follow_symlinks,
     )
 }
 
@@ -129,10 +118,7 @@ fn open_keys(path: &Path) -> Result<(Box<dyn Read>, Option<u64>)> {
     if path.as_os_str() == "-" {
         return Ok((Box::new(std::io::stdin().lock()), None));
     }
-    let f = std::fs::File::open(path).map_err(|e| Error::Io {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    })?;
+    let f = std::fs::File::open(path).map_err(|e| Error::opening(path.display(), &e))?;
     let len = f.metadata().ok().map(|m| m.len());
     Ok((Box::new(f), len))
 }
@@ -222,11 +208,7 @@ pub fn run(a: &Args) -> Result<()> {
             }
             let c = for_each_key(&a.keys, "counting keys", |_| {})?;
             if c == 0 {
-                return Err(Error::invalid(
-                    Param::Other("keys"),
-                    a.keys.display(),
-                    "a file with at least one non-empty line (or give --n)",
-                ));
+                return Err(no_keys(a));
             }
             c
         }
@@ -271,6 +253,9 @@ pub fn run(a: &Args) -> Result<()> {
         let keys = ends.iter().scan(0, |start, &end| {
             Some(&bytes[std::mem::replace(start, end)..end])
         });
+        if ends.is_empty() {
+            return Err(no_keys(a));
+        }
         let f = AnyFilter::build_from_with(&spec, hasher, keys)?;
         let out = Built {
             n: ends.len() as u64,
@@ -283,6 +268,19 @@ pub fn run(a: &Args) -> Result<()> {
         keyed: key.is_some(),
     };
     out.fill_and_save(a, AnyFilter::build_with(&spec, hasher)?)
+}
+
+/// The one rule for an empty key set, every kind alike (static kinds accepted one before): it
+/// is refused, with `--n` too. A filter of no keys answers "absent" for every key, a false
+/// negative for each key the user meant to put in; the input is almost surely wrong (an empty
+/// file, a pipeline that produced nothing). It is the rule n >= 1 of `--n` and of every
+/// design, applied to the keys.
+fn no_keys(a: &Args) -> Error {
+    Error::invalid(
+        Param::Other("keys"),
+        a.keys.display(),
+        "a file with at least one non-empty line (a filter of no keys would answer 'absent' for every key)",
+    )
 }
 
 /// What `run` knows before the filter exists.
@@ -303,6 +301,9 @@ impl Built {
                 failed = Some(e);
             }
         })?;
+        if inserted == 0 {
+            return Err(no_keys(a));
+        }
         if let Some(e) = failed {
             return Err(Error::invalid(
                 Param::Other("keys"),
@@ -337,6 +338,8 @@ impl Built {
                 KeyPolicy::Auto
             })
             .follow_symlinks(a.follow_symlinks);
+        // Checked again: the file system may have changed while the keys were read.
+        check_out(a)?.recheck()?;
         f.save(&a.out, &opts)?;
         let size = std::fs::metadata(&a.out).map_or(0, |m| m.len());
         outln!(

@@ -2,7 +2,8 @@
 
 use super::out::outln;
 use super::{
-    human_bytes, parse_arity, parse_filter, parse_k, parse_m, parse_n, parse_p, pct, thousands,
+    human_bytes, parse_arity, parse_filter, parse_fp_bits, parse_k, parse_m, parse_n, parse_p, pct,
+    thousands,
 };
 use bloomlab::design::Design;
 use bloomlab::theory::rules::{self, Allocation, Rule};
@@ -39,6 +40,11 @@ pub struct Args {
     /// 1.125·f); 0 = the default, 3.
     #[arg(long, allow_hyphen_values = true, value_parser = parse_arity, default_value = "0")]
     pub arity: u32,
+    /// With `--filter cuckoo`, `xor`, `binary-fuse`, `ribbon` (result bits) or `quotient`
+    /// (remainder bits): the width to size with instead of `--p`; the rate it gives is the
+    /// result. 0 = chosen from `--p`.
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_fp_bits, default_value = "0")]
+    pub fingerprint_bits: u32,
     /// Print one JSON object instead of text (with `--rule` and no value: an array, one per rule).
     #[arg(long)]
     pub json: bool,
@@ -51,8 +57,10 @@ pub struct KindSizing {
     pub filter: FilterKind,
     /// Items.
     pub n: u64,
-    /// Target rate.
-    pub p: f64,
+    /// Target rate (none when a width was given instead).
+    pub p: Option<f64>,
+    /// The fingerprint (result, remainder) width asked for; 0 when chosen from p.
+    pub fingerprint_bits: u32,
     /// Bits of the structure (cells × cell width, fingerprint slots × width).
     pub m_bits: u64,
     /// Bytes it allocates.
@@ -253,17 +261,63 @@ pub fn allocations(a: &Args) -> Result<Vec<Allocation>> {
         .collect()
 }
 
+/// The kinds that take a fingerprint (result, remainder) width.
+const WIDTH_KINDS: &str =
+    "cuckoo, xor, binary-fuse, ribbon (result bits) and quotient (remainder bits)";
+
 /// `calc --filter F`: the kind sized by its own rule for (n, p), and its model rate at n items.
 /// Dynamic kinds are built empty ([`FilterSpec::build`]) and measured; the static kinds (xor,
 /// binary-fuse, ribbon) need their keys to be built, so their size comes from their theory modules.
+/// Sized from p or from a fingerprint width (`fingerprint_bits` > 0, for the kinds that have one):
+/// the width is used as given and the rate follows from it.
 ///
 /// # Errors
-/// Invalid n or p for the kind (xor and binary-fuse: p below 2^−16; ribbon: below 2^−32); the
-/// memory cannot be had.
-pub fn kind_sizing(kind: FilterKind, n: u64, p: f64, arity: u32) -> Result<KindSizing> {
+/// Invalid n or p for the kind (xor and binary-fuse: p below 2^−16; ribbon: below 2^−32);
+/// neither p nor a width; a width the kind does not take; the memory cannot be had.
+pub fn kind_sizing(
+    kind: FilterKind,
+    n: u64,
+    p: Option<f64>,
+    arity: u32,
+    fingerprint_bits: u32,
+) -> Result<KindSizing> {
     use bloomlab::AnyFilter;
     theory::check_n(n)?;
-    theory::check_p(p)?;
+    if let Some(p) = p {
+        theory::check_p(p)?;
+    }
+    let takes_width = matches!(
+        kind,
+        FilterKind::Cuckoo
+            | FilterKind::Xor
+            | FilterKind::BinaryFuse
+            | FilterKind::Ribbon
+            | FilterKind::Quotient
+    );
+    let fb = fingerprint_bits;
+    if fb != 0 && !takes_width {
+        return Err(Error::invalid(
+            Param::FingerprintBits,
+            fb,
+            format!("not used by {kind}: only {WIDTH_KINDS} take a width"),
+        ));
+    }
+    let (p_or_half, p) = match (p, fb) {
+        (Some(p), _) => (p, Some(p)),
+        (None, 0) => {
+            return Err(Error::invalid(
+                Param::P,
+                "none",
+                if takes_width {
+                    format!("--p, or --fingerprint-bits for {kind}")
+                } else {
+                    "--p".to_string()
+                },
+            ));
+        }
+        // Only read where no width is given: never here.
+        (None, _) => (0.5, None),
+    };
     let arity = match (kind, arity) {
         (FilterKind::BinaryFuse, 0) => 3,
         (FilterKind::BinaryFuse, a) => theory::binary_fuse::check_arity(a)?,
@@ -280,6 +334,7 @@ pub fn kind_sizing(kind: FilterKind, n: u64, p: f64, arity: u32) -> Result<KindS
         filter: kind,
         n,
         p,
+        fingerprint_bits: fb,
         m_bits,
         bytes,
         bits_per_key: bytes as f64 * 8.0 / n as f64,
@@ -288,7 +343,10 @@ pub fn kind_sizing(kind: FilterKind, n: u64, p: f64, arity: u32) -> Result<KindS
         details,
     };
     if kind == FilterKind::Ribbon {
-        let r = theory::ribbon::result_bits_for(p)?;
+        let r = match fb {
+            0 => theory::ribbon::result_bits_for(p_or_half)?,
+            r => theory::ribbon::check_result_bits(r)?,
+        };
         let n_ok = theory::ribbon::check_keys(n)?;
         let slots = theory::ribbon::slots(n_ok);
         let details = vec![
@@ -303,7 +361,10 @@ pub fn kind_sizing(kind: FilterKind, n: u64, p: f64, arity: u32) -> Result<KindS
         return Ok(sized(m, m / 8, 2, theory::ribbon::fpr(r), details));
     }
     if kind.caps().static_set {
-        let f = theory::xor::fingerprint_bits_for(p)?;
+        let f = match fb {
+            0 => theory::xor::fingerprint_bits_for(p_or_half)?,
+            f => theory::xor::check_fingerprint_bits(f)?,
+        };
         theory::xor::check_keys(n)?;
         let (slots, k) = if kind == FilterKind::Xor {
             (theory::xor::slots(n), 3)
@@ -318,7 +379,12 @@ pub fn kind_sizing(kind: FilterKind, n: u64, p: f64, arity: u32) -> Result<KindS
         let m = slots * u64::from(f);
         return Ok(sized(m, m / 8, k, theory::xor::fpr(f), details));
     }
-    let built = FilterSpec::new(kind, n, p).build()?;
+    let built = FilterSpec {
+        p,
+        fingerprint_bits: fb,
+        ..FilterSpec::new(kind, n, p_or_half)
+    }
+    .build()?;
     let (m, k) = (built.bits(), built.k());
     let fpr = match &built {
         AnyFilter::Standard(_) => theory::fpr_classic(m, n, k),
@@ -344,7 +410,13 @@ pub fn kind_sizing(kind: FilterKind, n: u64, p: f64, arity: u32) -> Result<KindS
         AnyFilter::Xor(_) | AnyFilter::BinaryFuse(_) | AnyFilter::Ribbon(_) => built.expected_fpr(),
         AnyFilter::Quotient(f) => theory::quotient::fpr_at_load(f.r(), n as f64 / f.slots() as f64),
     };
-    Ok(sized(m, built.bytes() as u64, k, fpr, built.details()))
+    Ok(sized(
+        m,
+        built.bytes() as u64,
+        k,
+        fpr,
+        super::calc_details::at_n(&built, n),
+    ))
 }
 
 fn run_rules(a: &Args) -> Result<()> {
@@ -397,23 +469,34 @@ fn run_kind(a: &Args, kind: FilterKind) -> Result<()> {
             "--filter sizes the kind from --n and --p by its own rule",
         ));
     }
-    let (Some(n), Some(p)) = (a.n, a.p) else {
+    let (Some(n), true) = (a.n, a.p.is_some() || a.fingerprint_bits != 0) else {
         return Err(Error::invalid(
             Param::Other("--filter"),
             kind,
-            "together with --n and --p",
+            "together with --n and --p (or --fingerprint-bits for a width)",
         ));
     };
-    let s = kind_sizing(kind, n, p, a.arity)?;
+    let s = kind_sizing(kind, n, a.p, a.arity, a.fingerprint_bits)?;
     if a.json {
         return outln!(
             "{}",
             serde_json::to_string_pretty(&s).map_err(|e| Error::Corrupt(e.to_string()))?
         );
     }
-    outln!("bloomlab calc: a {kind} filter sized by its own rule for n and p")?;
-    outln!("  n         {} items", thousands(n))?;
-    outln!("  target p  {} ({p:?}, {})", pct(p), format_one_in(p))?;
+    match s.p {
+        Some(p) if a.fingerprint_bits == 0 => {
+            outln!("bloomlab calc: a {kind} filter sized by its own rule for n and p")?;
+            outln!("  n         {} items", thousands(n))?;
+            outln!("  target p  {} ({p:?}, {})", pct(p), format_one_in(p))?;
+        }
+        _ => {
+            outln!(
+                "bloomlab calc: a {kind} filter for n at --fingerprint-bits {} (the rate is the result)",
+                a.fingerprint_bits
+            )?;
+            outln!("  n         {} items", thousands(n))?;
+        }
+    }
     outln!(
         "  m         {} bits; {} bytes = {}",
         thousands(s.m_bits),
@@ -427,6 +510,7 @@ fn run_kind(a: &Args, kind: FilterKind) -> Result<()> {
         pct(s.fpr_model),
         format_one_in(s.fpr_model)
     )?;
+    outln!("  details   at n items, from the formulas (calc inserts nothing):")?;
     for (key, value) in &s.details {
         outln!("  {key:<9} {value}")?;
     }
@@ -449,6 +533,13 @@ pub fn run(a: &Args) -> Result<()> {
             Param::Other("arity"),
             a.arity,
             "only with --filter binary-fuse",
+        ));
+    }
+    if a.fingerprint_bits != 0 {
+        return Err(Error::invalid(
+            Param::FingerprintBits,
+            a.fingerprint_bits,
+            format!("only with --filter {WIDTH_KINDS}"),
         ));
     }
     let s = solve(a)?;
@@ -482,10 +573,10 @@ pub fn run(a: &Args) -> Result<()> {
     };
     outln!("  k         {}{kopt}", s.k)?;
     outln!(
-        "  bits/key  {:.3}   lower bound log2(1/p) = {:.3}   overhead {:+.1}%",
+        "  bits/key  {:.3}   lower bound log2(1/p) = {:.3}   overhead {}",
         s.bits_per_key,
         s.lower_bound_bits_per_key,
-        s.overhead_vs_lower_bound * 100.0
+        bloomlab::units::format_overhead(s.bits_per_key, s.lower_bound_bits_per_key)
     )?;
     match &s.fpr_exact_text {
         Some(e) => outln!(
@@ -519,6 +610,7 @@ mod tests {
             rule: None,
             filter: None,
             arity: 0,
+            fingerprint_bits: 0,
             json: false,
         }
     }

@@ -3,7 +3,7 @@
 //! kind, measured, and ranked by expected cost per query (`bloomlab::choose`).
 
 use super::out::{errln, outln};
-use super::{parse_m, parse_n, parse_p, pct};
+use super::{parse_m, parse_n, parse_p};
 use bloomlab::choose::{self, Choice, Constraints, Target};
 use bloomlab::measure::Control;
 use bloomlab::workload::KeyKind;
@@ -141,6 +141,9 @@ pub fn run(a: &Args) -> Result<()> {
     let c = a.constraints();
     // Refuse before any work (and before a progress bar appears).
     let cands = choose::candidates(&c)?;
+    if let Some(dir) = &a.out {
+        check_out(dir)?;
+    }
     let bar = std::io::stderr().is_terminal().then(|| {
         let b = ProgressBar::new(1000);
         b.set_style(
@@ -191,7 +194,29 @@ pub fn to_json(ch: &Choice) -> Result<String> {
     serde_json::to_string_pretty(ch).map_err(|e| Error::Corrupt(e.to_string()))
 }
 
+/// The files `--out` receives.
+const OUT_FILES: [&str; 5] = [
+    "choose.json",
+    "choose-fpr.svg",
+    "choose-fpr.png",
+    "choose-cost.svg",
+    "choose-cost.png",
+];
+
+/// Check `--out` and every file written there before any work ([`super::out_path`]).
+fn check_out(dir: &std::path::Path) -> Result<()> {
+    super::out_path::check_dir(dir)?;
+    for f in OUT_FILES {
+        let p = dir.join(f);
+        super::out_path::check_with(&p, super::out_path::Rules::in_dir(&p, &[], false))?;
+        // No --follow-symlinks here: a link is refused.
+    }
+    Ok(())
+}
+
 fn write_out(dir: &std::path::Path, ch: &Choice) -> Result<()> {
+    // Checked again: the measurement took a while.
+    check_out(dir)?;
     std::fs::create_dir_all(dir).map_err(|e| Error::Io {
         path: dir.display().to_string(),
         message: e.to_string(),
@@ -256,12 +281,11 @@ fn print_text(ch: &Choice) -> Result<()> {
             "{:<22} {:>8.2} {:>24} {:>8.1} {:>20} {:>20} {:>10.1}  {mark}",
             m.label,
             m.bits_per_key,
-            format!(
-                "{} [{}, {}]",
-                pct(m.fpr),
-                pct(m.fpr_ci95[0]),
-                pct(m.fpr_ci95[1])
-            ),
+            {
+                // The digits the interval supports.
+                let t = bloomlab::stats::RateText::new(m.fpr, m.fpr_ci95[0], m.fpr_ci95[1]);
+                format!("{} [{}, {}]", t.rate, t.lo, t.hi)
+            },
             m.build_ns_per_key.unwrap_or(f64::NAN),
             spread(&m.hit_ns),
             spread(&m.miss_ns),

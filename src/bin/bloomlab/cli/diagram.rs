@@ -1,17 +1,17 @@
 //! `bloomlab diagram`: an SVG of a real filter's structure ([`bloomlab::diagram`]), written
-//! atomically into a regular file like every other output ([`bloomlab::persist::write_atomic_with`]).
+//! atomically into a regular file like every other output ([`super::out_path`]).
 
 use super::out::outln;
+use super::out_path::{self, Format, Rules};
 use bloomlab::diagram::{self, DIAGRAMS};
-use bloomlab::persist::{WriteOptions, check_target, write_atomic_with};
 use bloomlab::{Error, Param, Result};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Draw a filter's structure as SVG, from a real filter built by the library.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Diagrams: standard, blocked, split-block, counting, cuckoo, scalable, xor, \
-binary-fuse, quotient (--list says what each shows).\nExamples:\n  bloomlab diagram cuckoo --out cuckoo.svg\n  \
+binary-fuse, quotient, ribbon (--list says what each shows).\nExamples:\n  bloomlab diagram cuckoo --out cuckoo.svg\n  \
 bloomlab diagram --all --out-dir book/src/figures/diagrams"
 )]
 pub struct Args {
@@ -35,20 +35,12 @@ pub struct Args {
     pub follow_symlinks: bool,
 }
 
-fn write(path: &Path, svg: &str, opts: WriteOptions) -> Result<()> {
-    write_atomic_with(path, opts, |w| w.write_all(svg.as_bytes()))
-}
-
 /// Run the command.
 ///
 /// # Errors
 /// An unknown or missing name ([`Error::InvalidParameter`]); an output that cannot be
 /// written ([`Error::Io`], nothing written).
 pub fn run(a: &Args) -> Result<()> {
-    let opts = WriteOptions {
-        private: false,
-        follow_symlinks: a.follow_symlinks,
-    };
     if a.list {
         for (name, what) in DIAGRAMS {
             outln!("{name:<12} {what}")?;
@@ -56,27 +48,18 @@ pub fn run(a: &Args) -> Result<()> {
         return Ok(());
     }
     if let (true, Some(dir)) = (a.all, &a.out_dir) {
-        if dir.exists() && !dir.is_dir() {
-            return Err(Error::Io {
-                path: dir.display().to_string(),
-                message: "is not a directory (--out-dir names the directory the diagrams go into)"
-                    .to_string(),
-            });
-        }
-        std::fs::create_dir_all(dir).map_err(|e| Error::Io {
-            path: dir.display().to_string(),
-            message: e.to_string(),
-        })?;
-        let paths: Vec<PathBuf> = diagram::names()
+        out_path::check_dir(dir)?;
+        let outs = diagram::names()
             .iter()
-            .map(|n| dir.join(format!("{n}.svg")))
-            .collect();
-        for p in &paths {
-            check_target(p, opts)?;
-        }
-        for (name, p) in diagram::names().iter().zip(&paths) {
-            write(p, &diagram::render(name)?, opts)?;
-            outln!("wrote {}", p.display())?;
+            .map(|n| {
+                let p = dir.join(format!("{n}.svg"));
+                out_path::check_with(&p, Rules::in_dir(&p, &[], a.follow_symlinks))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        for (name, out) in diagram::names().iter().zip(&outs) {
+            let svg = diagram::render(name)?;
+            out.write(|w| w.write_all(svg.as_bytes()))?;
+            outln!("wrote {}", out.path().display())?;
         }
         return Ok(());
     }
@@ -92,10 +75,10 @@ pub fn run(a: &Args) -> Result<()> {
     };
     match &a.out {
         Some(out) => {
-            check_target(out, opts)?;
+            let out = out_path::check(out, Format::Text, &[], a.follow_symlinks)?;
             let svg = diagram::render(name)?;
-            write(out, &svg, opts)?;
-            outln!("wrote {}", out.display())
+            out.write(|w| w.write_all(svg.as_bytes()))?;
+            outln!("wrote {}", out.path().display())
         }
         None => super::out::out!("{}", diagram::render(name)?),
     }

@@ -70,7 +70,7 @@ pub fn for_each_line(
 /// [`Error::Io`] or [`Error::InvalidParameter`] naming `key-file`.
 pub fn read_key_file(path: &Path) -> Result<[u8; 16]> {
     let name = path.display().to_string();
-    let f = std::fs::File::open(path).map_err(|e| io_err(&name, &e))?;
+    let f = std::fs::File::open(path).map_err(|e| Error::opening(&name, &e))?;
     let mut text = Vec::with_capacity(KEY_FILE_MAX as usize + 1);
     f.take(KEY_FILE_MAX + 1)
         .read_to_end(&mut text)

@@ -11,7 +11,7 @@ use bloomlab::hash::{HashId, StrategyId};
 use bloomlab::measure::{Control, MeasureConfig, Measurement, measure};
 use bloomlab::spec::FilterSpec;
 use bloomlab::workload::KeyKind;
-use bloomlab::{Error, Result};
+use bloomlab::{Error, Param, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 
@@ -50,8 +50,9 @@ pub struct Args {
     /// Design capacity when it differs from n (e.g. to overfill a filter).
     #[arg(long, allow_hyphen_values = true, value_parser = parse_n)]
     pub capacity: Option<u64>,
-    /// Target false-positive rate, strictly between 0 and 1 (0.01, 1%, 1/100).
-    #[arg(long, allow_hyphen_values = true, value_parser = parse_p, required_unless_present = "m")]
+    /// Target false-positive rate, strictly between 0 and 1 (0.01, 1%, 1/100); not needed with
+    /// --m or --fingerprint-bits (the width's rate is then the one measured).
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_p, required_unless_present_any = ["m", "fingerprint_bits"])]
     pub p: Option<f64>,
     /// Bits (or a size with units: 64KiB, 1.2MB) instead of --p.
     #[arg(long, allow_hyphen_values = true, value_parser = parse_m, conflicts_with = "p")]
@@ -154,7 +155,7 @@ pub fn run(a: &Args) -> Result<()> {
         progress: Some(&progress),
         cancel: None,
     };
-    let r = measure(&cfg, &ctl);
+    let r = measure(&cfg, &ctl).map_err(|e| blame_capacity(e, a));
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
@@ -163,6 +164,26 @@ pub fn run(a: &Args) -> Result<()> {
         outln!("{}", to_json(&r)?)
     } else {
         print_text(&r)
+    }
+}
+
+/// The filter is designed for `--capacity` when it is given: an error about the design's n is
+/// about that flag, not `--n` (`--capacity 2^64-1` was reported as "invalid n").
+fn blame_capacity(e: Error, a: &Args) -> Error {
+    match (e, a.capacity) {
+        (
+            Error::InvalidParameter {
+                param: Param::N,
+                value,
+                valid,
+            },
+            Some(c),
+        ) if c != a.n && value == c.to_string() => Error::InvalidParameter {
+            param: Param::Other("capacity"),
+            value,
+            valid,
+        },
+        (e, _) => e,
     }
 }
 
@@ -261,13 +282,15 @@ fn print_text(r: &Measurement) -> Result<()> {
             }
         )?;
     }
+    // The digits the interval supports (bloomlab::stats::RateText), whatever its method.
+    let rate = bloomlab::stats::RateText::new(r.fpr, r.fpr_ci95[0], r.fpr_ci95[1]);
     outln!(
         "  FPR       {} ({} of {} absent keys), 95% CI [{}, {}] ({})",
-        pct(r.fpr),
+        rate.rate,
         thousands(r.false_positives),
         thousands(r.queries),
-        pct(r.fpr_ci95[0]),
-        pct(r.fpr_ci95[1]),
+        rate.lo,
+        rate.hi,
         r.ci_method
     )?;
     let inside = |t: f64| {

@@ -1,9 +1,11 @@
 //! Command implementations and shared argument parsers.
 
 pub mod out;
+pub mod out_path;
 
 pub mod build;
 pub mod calc;
+mod calc_details;
 pub mod choose;
 pub mod diagram;
 pub mod keys;
@@ -20,8 +22,10 @@ use bloomlab::theory::MAX_K;
 use bloomlab::units;
 use bloomlab::{Error, Param, Result};
 
-/// Printed when `bloomlab` runs without a terminal, and after `--help`.
-pub const GUIDE: &str = "\
+/// The text of [`GUIDE`] (a macro, so that [`AFTER_HELP`] can join it to the exit statuses).
+macro_rules! guide {
+    () => {
+        "\
 bloomlab — a workbench for Bloom filters and their relatives
 
   bloomlab                       open the interactive explorer (needs a terminal)
@@ -37,7 +41,29 @@ bloomlab — a workbench for Bloom filters and their relatives
                                  which filter for this workload: measured, ranked by cost
   bloomlab run experiments/fpr-vs-fill.toml [--quick] [--out DIR]   (or --all)
                                  run experiment specs into results/<name>.csv, .svg, .png
-  bloomlab <command> --help      flags and ranges of a command";
+  bloomlab <command> --help      flags and ranges of a command"
+    };
+}
+
+/// The exit status of every command (the README says the same: a test checks it).
+macro_rules! exit_status {
+    () => {
+        "\
+Exit status:
+  0  success
+  1  query: every key absent
+  2  bad input or usage: a flag, value, name, file or path given (fix the command)
+  3  runtime or server failure: I/O on this machine (a full disk), Redis unreachable, timed
+     out or out of memory, a filter lost on the server (retry later)
+  4  a run completed but found a correctness failure (a false negative)"
+    };
+}
+
+/// Printed when `bloomlab` runs without a terminal.
+pub const GUIDE: &str = guide!();
+
+/// After `bloomlab --help`: the guide and the exit statuses.
+pub const AFTER_HELP: &str = concat!(guide!(), "\n\n", exit_status!());
 
 // The numeric flags are thin wrappers over `bloomlab::units` (the same parser as the TUI's
 // fields): the forms are tabled in that module's docs. clap prints the refusal after the flag
@@ -154,27 +180,6 @@ pub fn parse_count_in(s: &str, param: Param, range: std::ops::RangeInclusive<u64
     flag(units::parse_count_in(s, param, range))
 }
 
-/// Write `rows` as CSV to `path` (its directory created if missing): the Redis commands' tables.
-///
-/// # Errors
-/// [`Error::Io`] naming the file.
-#[cfg(feature = "redis")]
-pub fn write_csv<T: serde::Serialize>(path: &std::path::Path, rows: &[T]) -> Result<()> {
-    let io = |e: &dyn std::fmt::Display| Error::Io {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    };
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| io(&e))?;
-    }
-    let mut w = csv::Writer::from_path(path).map_err(|e| io(&e))?;
-    for r in rows {
-        w.serialize(r).map_err(|e| io(&e))?;
-    }
-    w.flush().map_err(|e| io(&e))?;
-    Ok(())
-}
-
 /// Digits grouped by three, bytes as MB and MiB, probabilities: the one format of each.
 pub use bloomlab::units::{format_bytes as human_bytes, format_prob as pct, thousands};
 
@@ -229,6 +234,36 @@ mod tests {
         assert!(parse_growth("1").is_err() && parse_growth("17").is_err());
         assert_eq!(parse_tightening("1/2"), Ok(0.5));
         assert!(parse_tightening("1").is_err());
+    }
+
+    /// `bloomlab --help` and the README's "Exit status" table say the same, for every status.
+    #[test]
+    fn the_readme_states_the_exit_statuses_of_the_help() {
+        let readme = include_str!("../../../../README.md");
+        let mut rows = Vec::new();
+        for line in exit_status!().lines().skip(1) {
+            match line.trim().split_once("  ") {
+                Some((code, what)) if code.parse::<u8>().is_ok() => {
+                    rows.push((code, what.to_string()))
+                }
+                _ => rows.last_mut().expect("a status first").1 += &format!(" {}", line.trim()),
+            }
+        }
+        assert_eq!(rows.len(), 5, "{rows:?}");
+        for (code, what) in rows {
+            let row = format!("| {code} | {what} |");
+            assert!(readme.contains(&row), "README lacks {row}");
+        }
+        assert!(AFTER_HELP.ends_with(exit_status!()));
+        // The statuses the library's classes map to are the ones stated.
+        use bloomlab::ErrorClass;
+        let codes = [
+            ErrorClass::Input,
+            ErrorClass::Runtime,
+            ErrorClass::Correctness,
+        ]
+        .map(ErrorClass::exit_status);
+        assert_eq!(codes, [2, 3, 4]);
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! [`errln!`], which drops a failed write: there is nowhere left to report it.
 //!
 //! A failed write on standard output becomes [`Error::Io`] naming "standard output", which the
-//! command returns like any other error: one line on standard error, exit status 2.
+//! command returns like any other error: one line on standard error, exit status 3 (a runtime
+//! failure: the machine could not take the output; see [`finish`]).
 //!
 //! **A closed pipe is not an error.** `bloomlab walkthrough | head -1` closes the pipe after one
 //! line; the command then stops writing and exits **0**, silently, as `head` users expect (the
@@ -67,16 +68,30 @@ pub fn write_err(args: fmt::Arguments<'_>) {
 }
 
 /// The end of a command: flush standard output, then map the result to an exit status: 0 on
-/// success (or when the reader closed the pipe), 2 with one line on standard error otherwise.
+/// success (or when the reader closed the pipe); otherwise one line on standard error and the
+/// error's status ([`status`]).
 pub fn finish(result: bloomlab::Result<()>) -> std::process::ExitCode {
+    std::process::ExitCode::from(finish_status(result))
+}
+
+/// [`finish`] as a number.
+pub fn finish_status(result: bloomlab::Result<()>) -> u8 {
     match result.and_then(|()| flush()) {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(_) if pipe_closed() => std::process::ExitCode::SUCCESS,
+        Ok(()) => 0,
+        Err(_) if pipe_closed() => 0,
         Err(e) => {
             write_err(format_args!("error: {e}"));
-            std::process::ExitCode::from(2)
+            status(&e)
         }
     }
+}
+
+/// The exit status of a command that failed with `e` (the table is [`super::EXIT_STATUS`]): 2
+/// bad input or usage, 3 a runtime or server failure, 4 a completed run that found a
+/// correctness failure ([`bloomlab::Error::class`], one exhaustive match in the library).
+#[must_use]
+pub fn status(e: &Error) -> u8 {
+    e.class().exit_status()
 }
 
 /// `print!` that returns `bloomlab::Result<()>` instead of panicking.

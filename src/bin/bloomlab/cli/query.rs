@@ -4,8 +4,9 @@
 //! holding a backslash, tab, line ending or other control byte is printed escaped (`\\`, `\t`,
 //! `\n`, `\r`, `\xHH`), so every line is one key's answer. Keys are at most 64 KiB.
 //! Exit status: **0** if at least one key is maybe present, **1** if every key is absent (also
-//! for no keys at all), **2** on an error (unreadable or corrupt file, wrong hash or key,
-//! invalid arguments), like `grep`.
+//! for no keys at all), **2** on bad input (a missing, unreadable or corrupt file, wrong hash or
+//! key, invalid arguments), like `grep`; **3** on a runtime failure (an I/O error reading, standard
+//! output full).
 
 use super::keys::MAX_KEY_LEN;
 use super::keys::{for_each_line, read_key_file};
@@ -22,7 +23,7 @@ fn parse_hash(s: &str) -> std::result::Result<HashId, String> {
 }
 
 /// Ask a saved filter about keys. Exit status 0 if any key is maybe present, 1 if all are
-/// absent, 2 on error.
+/// absent, 2 on bad input, 3 on a runtime failure.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The filter file (written by `bloomlab build`).
@@ -96,7 +97,7 @@ fn load(a: &Args) -> Result<Loaded> {
     // Read no more than the header declares (and one byte, so trailing bytes are seen).
     use std::io::Read;
     let name = a.filter.display().to_string();
-    let mut file = std::fs::File::open(&a.filter).map_err(|e| io_err(&name, &e))?;
+    let mut file = std::fs::File::open(&a.filter).map_err(|e| Error::opening(&name, &e))?;
     let header_len = bloomlab::guava::HEADER_LEN;
     let mut bytes = Vec::with_capacity(header_len);
     (&mut file)
@@ -172,7 +173,7 @@ fn answer(a: &Args) -> Result<bool> {
             let r: Box<dyn std::io::Read> = if path.as_os_str() == "-" {
                 Box::new(std::io::stdin().lock())
             } else {
-                Box::new(std::fs::File::open(path).map_err(|e| io_err(&name, &e))?)
+                Box::new(std::fs::File::open(path).map_err(|e| Error::opening(&name, &e))?)
             };
             let mut r = BufReader::with_capacity(1 << 16, r);
             for_each_line(&mut r, &name, "keys", |key, _| emit(key)).map(drop)
@@ -195,7 +196,7 @@ pub fn run(a: &Args) -> ExitCode {
         Ok(false) => ExitCode::from(1),
         Err(e) => {
             super::out::errln!("error: {e}");
-            ExitCode::from(2)
+            ExitCode::from(super::out::status(&e))
         }
     }
 }

@@ -9,11 +9,25 @@
 //! status 2), so no run starts that cannot finish: `--n` and `--queries` 1 to [`MAX_ITEMS`]
 //! (10^9), `--batch` 1 to [`MAX_BATCH`] (100,000). Keys are generated chunk by chunk
 //! ([`CHUNK_ITEMS`] at a time), so the client's memory does not grow with n.
+//!
+//! Before the first pass, `compare` checks what would otherwise fail at the end or hurt the
+//! server: the RedisBloom module (unless `--no-module`), each row's smallest n, the shard
+//! layout, and the server's memory ([`preflight`]: the largest pass must fit under `maxmemory`,
+//! or the machine's memory, minus what the server holds; `--force` skips this). Its keys are
+//! the run's own ([`owned`]: random run id, `--key-prefix`, `--ttl`, removed at the end, on an
+//! error and on a signal).
+
+pub mod owned;
 
 use super::out::outln;
-use super::{parse_count_in, parse_p, write_csv};
-use bloomlab::redis::module::{BfFilter, CfFilter};
-use bloomlab::redis::{BitmapBloom, RedisConn, Transport};
+use super::out_path::{self, Rules};
+use super::{parse_count_in, parse_p};
+use bloomlab::hash::{AnyStrategy, IndexStrategy};
+use bloomlab::redis::conn::display_addr;
+use bloomlab::redis::memory::ServerMemory;
+use bloomlab::redis::module::{BfFilter, CfFilter, has_redisbloom};
+use bloomlab::redis::{BitmapBloom, BitmapOptions, RedisConn, ShardLayout, Transport};
+use bloomlab::theory::rules::{Rule, allocate};
 use bloomlab::workload::{KeyGen, KeyKind};
 use bloomlab::{Error, Param, Result, stats, theory};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -87,10 +101,25 @@ pub struct CompareArgs {
     /// Skip RedisBloom (a server without the module).
     #[arg(long)]
     no_module: bool,
-    /// CSV output.
+    /// CSV output (replaced atomically; its directory created if missing). Checked before
+    /// connecting: a directory, device, FIFO, symbolic link, read-only file or a file that is
+    /// not text is refused.
     #[arg(long, default_value = "results/redis/compare.csv")]
     out: PathBuf,
+    /// Write through a symbolic link at --out to the file it points to (the link stays).
+    #[arg(long)]
+    follow_symlinks: bool,
+    /// Skip the memory preflight: run even when the largest pass does not fit in the server's
+    /// free memory (maxmemory, or the machine's memory, minus what it holds).
+    #[arg(long)]
+    force: bool,
+    #[command(flatten)]
+    key_args: owned::KeyArgs,
 }
+
+/// The smallest n of the RedisBloom cuckoo row: `CF.RESERVE` needs a capacity of at least twice
+/// its bucket size (2).
+pub const CF_MIN_N: u64 = 4;
 
 /// Run `bloomlab redis …`.
 ///
@@ -174,9 +203,11 @@ where
         let end = start.saturating_add(chunk as u64).min(count);
         keys.clear();
         keys.extend((start..end).map(&key));
+        let gate = owned::gate()?;
         let t = Instant::now();
         pass.yes += op(&keys)?;
         pass.secs += t.elapsed().as_secs_f64();
+        drop(gate);
         pb.inc(end - start);
         start = end;
     }
@@ -222,7 +253,92 @@ fn row(name: &str, transport: &str, a: &CompareArgs, m: &Measured) -> Row {
     }
 }
 
+/// Bytes the largest pass of `compare` needs in Redis, and which pass that is.
+fn largest_pass(a: &CompareArgs, transports: &[Transport]) -> Result<(u64, &'static str)> {
+    let s = theory::size_for(a.n, a.p)?;
+    let m = AnyStrategy(BitmapOptions::default().strategy).round_bits(s.m);
+    // The layout's limits (shard count) before anything is created.
+    let layout = ShardLayout::new(m, ShardLayout::DEFAULT_SHARD_BITS)?;
+    let mut bitmap = m.div_ceil(8);
+    if transports
+        .iter()
+        .any(|t| matches!(t, Transport::Bulk | Transport::Auto))
+    {
+        // A bulk add holds one shard-sized scratch key for the length of its script.
+        bitmap += layout.shard_len_bytes(0);
+    }
+    let mut passes = vec![(bitmap, "the bitmap filter")];
+    if !a.no_module {
+        let bf = allocate(Rule::Redisbloom, a.n, a.p)?
+            .bytes
+            .max(allocate(Rule::RedisbloomNonscaling, a.n, a.p)?.bytes);
+        // CF.RESERVE: a power of two of buckets of 2 one-byte fingerprints.
+        let cf =
+            a.n.div_ceil(2)
+                .checked_next_power_of_two()
+                .unwrap_or(u64::MAX)
+                .saturating_mul(2);
+        passes.push((bf, "RedisBloom's BF"));
+        passes.push((cf, "RedisBloom's CF"));
+    }
+    Ok(passes.into_iter().max_by_key(|p| p.0).unwrap_or((0, "")))
+}
+
+/// The checks before the first pass: the module (unless `--no-module`), each row's smallest n,
+/// the layout and the server's memory (unless `--force`).
+///
+/// # Errors
+/// [`Error::InvalidParameter`] naming n (with the numbers) or [`Error::Redis`] naming the module.
+fn preflight(conn: &mut RedisConn, a: &CompareArgs, transports: &[Transport]) -> Result<()> {
+    let server = conn.addr().to_string();
+    if !a.no_module {
+        if a.n < CF_MIN_N {
+            return Err(Error::invalid(
+                Param::N,
+                a.n,
+                format!(
+                    "at least {CF_MIN_N} for the RedisBloom cuckoo row (CF.RESERVE needs a \
+                     capacity of twice its bucket size), or --no-module"
+                ),
+            ));
+        }
+        if !has_redisbloom(conn)? {
+            return Err(Error::Redis {
+                target: format!("module RedisBloom on {server}"),
+                message: "not loaded (checked before the first pass): start redis-server with \
+                          --loadmodule /path/to/redisbloom.so, or pass --no-module for the \
+                          bitmap rows alone"
+                    .into(),
+                connection: false,
+            });
+        }
+    }
+    let (need, which) = largest_pass(a, transports)?;
+    if a.force {
+        return Ok(());
+    }
+    let mem = ServerMemory::read(conn)?;
+    if !mem.fits(need) {
+        return Err(Error::invalid(
+            Param::N,
+            format!(
+                "{} at p = {}: {which} needs {} in Redis",
+                bloomlab::units::thousands(a.n),
+                bloomlab::units::format_prob(a.p),
+                bloomlab::units::format_bytes_short(need as f64)
+            ),
+            format!(
+                "a filter that fits the server {server} ({}); lower --n, raise --p, or pass \
+                 --force",
+                mem.describe()
+            ),
+        ));
+    }
+    Ok(())
+}
+
 fn compare(a: &CompareArgs) -> Result<()> {
+    let out = out_path::check_with(&a.out, Rules::csv(&[], a.follow_symlinks))?;
     theory::check_n(a.n)?;
     KeyGen::check_n(a.n)?;
     let chunk = chunk_items(a.batch)?;
@@ -242,12 +358,27 @@ fn compare(a: &CompareArgs) -> Result<()> {
     // Hit queries on (up to) the first q present keys.
     let hits_n = q.min(a.n);
     let mut rows = Vec::new();
-    let prefix = format!("bloomlab:compare:{}", std::process::id());
+    {
+        let _g = owned::gate()?;
+        preflight(&mut RedisConn::open(&a.url)?, a, &transports)?;
+    }
+    // Every key below is the run's own: removed when `run` is dropped (also on an error) or on
+    // a signal, and expiring after --ttl whatever happens.
+    let run = owned::Run::start(&a.key_args, "compare", &a.url);
+    let prefix = run.base().to_string();
+    let ttl_ms = run.ttl().as_millis() as u64;
 
     for t in &transports {
-        let mut f = BitmapBloom::new(RedisConn::open(&a.url)?, &format!("{prefix}:bitmap"))?;
-        f.delete()?;
-        f.try_init(a.n, a.p)?;
+        let name = format!("{prefix}:bitmap");
+        run.own_filter(&name);
+        let mut f = {
+            let _g = owned::gate()?;
+            let mut f = BitmapBloom::new(RedisConn::open(&a.url)?, &name)?;
+            f.set_ttl(Some(run.ttl()));
+            f.delete()?;
+            f.try_init(a.n, a.p)?;
+            f
+        };
         f.set_transport(*t);
         f.set_batch(a.batch);
         let r0 = f.conn().round_trips();
@@ -265,8 +396,12 @@ fn compare(a: &CompareArgs) -> Result<()> {
         let misses = timed(q, chunk, &format!("bitmap/{t} query miss"), absent, |c| {
             f.contains_many(c).map(|v| yes(&v))
         })?;
-        let memory = f.info()?.memory_bytes;
-        f.delete()?;
+        let memory = {
+            let _g = owned::gate()?;
+            let memory = f.info()?.memory_bytes;
+            f.delete()?;
+            memory
+        };
         rows.push(row(
             "bitmap",
             t.name(),
@@ -286,9 +421,16 @@ fn compare(a: &CompareArgs) -> Result<()> {
         // whole series stays under p; NONSCALING uses p itself — both are shown.
         for nonscaling in [false, true] {
             let key = format!("{prefix}:bf");
-            let mut c = RedisConn::open(&a.url)?;
-            c.query::<()>(redis::cmd("DEL").arg(&key), &key)?;
-            let mut bf = BfFilter::reserve(c, &key, a.p, a.n, nonscaling)?;
+            run.own_key(&key);
+            let mut bf = {
+                let _g = owned::gate()?;
+                let mut c = RedisConn::open(&a.url)?;
+                c.query::<()>(redis::cmd("DEL").arg(&key), &key)?;
+                let mut bf = BfFilter::reserve(c, &key, a.p, a.n, nonscaling)?;
+                bf.conn()
+                    .query::<u64>(redis::cmd("PEXPIRE").arg(&key).arg(ttl_ms), &key)?;
+                bf
+            };
             bf.set_batch(a.batch);
             let r0 = bf.conn().round_trips();
             let adds = timed(a.n, chunk, "redisbloom BF.MADD", present, |c| {
@@ -301,9 +443,13 @@ fn compare(a: &CompareArgs) -> Result<()> {
             let misses = timed(q, chunk, "redisbloom BF.MEXISTS miss", absent, |c| {
                 bf.contains_many(c).map(|v| yes(&v))
             })?;
-            let memory = bf.memory()?;
-            let info = bf.info()?;
-            bf.delete()?;
+            let (memory, info) = {
+                let _g = owned::gate()?;
+                let memory = bf.memory()?;
+                let info = bf.info()?;
+                bf.delete()?;
+                (memory, info)
+            };
             let mut r = row(
                 if nonscaling {
                     "redisbloom-bf-nonscaling"
@@ -333,9 +479,16 @@ fn compare(a: &CompareArgs) -> Result<()> {
         }
 
         let key = format!("{prefix}:cf");
-        let mut c = RedisConn::open(&a.url)?;
-        c.query::<()>(redis::cmd("DEL").arg(&key), &key)?;
-        let mut cf = CfFilter::reserve(c, &key, a.n)?;
+        run.own_key(&key);
+        let mut cf = {
+            let _g = owned::gate()?;
+            let mut c = RedisConn::open(&a.url)?;
+            c.query::<()>(redis::cmd("DEL").arg(&key), &key)?;
+            let mut cf = CfFilter::reserve(c, &key, a.n)?;
+            cf.conn()
+                .query::<u64>(redis::cmd("PEXPIRE").arg(&key).arg(ttl_ms), &key)?;
+            cf
+        };
         cf.set_batch(a.batch);
         let r0 = cf.conn().round_trips();
         let adds = timed(a.n, chunk, "redisbloom CF.ADD", present, |c| {
@@ -348,8 +501,12 @@ fn compare(a: &CompareArgs) -> Result<()> {
         let misses = timed(q, chunk, "redisbloom CF.MEXISTS miss", absent, |c| {
             cf.contains_many(c).map(|v| yes(&v))
         })?;
-        let memory = cf.memory()?;
-        cf.delete()?;
+        let memory = {
+            let _g = owned::gate()?;
+            let memory = cf.memory()?;
+            cf.delete()?;
+            memory
+        };
         rows.push(row(
             "redisbloom-cf",
             "CF.ADD(pipelined)/CF.MEXISTS",
@@ -363,11 +520,43 @@ fn compare(a: &CompareArgs) -> Result<()> {
             },
         ));
     }
+    drop(run);
 
     print_compare(a, &rows)?;
-    write_csv(&a.out, &rows)?;
+    out.write_csv(&rows)?;
     outln!("wrote {}", a.out.display())?;
-    Ok(())
+    false_negatives(&rows)
+}
+
+/// A row with a false negative fails the run (exit status 4): no filter here may miss a key it
+/// holds, so the table says something went wrong under it.
+///
+/// # Errors
+/// [`Error::Correctness`] naming the rows.
+fn false_negatives(rows: &[Row]) -> Result<()> {
+    let bad: Vec<String> = rows
+        .iter()
+        .filter(|r| r.false_negatives > 0)
+        .map(|r| {
+            format!(
+                "{}/{} {} of {} added keys answered absent",
+                r.filter,
+                r.transport.split(' ').next().unwrap_or(""),
+                bloomlab::units::thousands(r.false_negatives),
+                bloomlab::units::thousands(r.n)
+            )
+        })
+        .collect();
+    if bad.is_empty() {
+        return Ok(());
+    }
+    Err(Error::Correctness(format!(
+        "false negatives in {} row(s): {}; a filter never misses a key it holds, so its keys \
+         were changed under the run (another client, FLUSHDB, eviction, a restart) or the filter \
+         is broken: the table is not to be trusted",
+        bad.len(),
+        bad.join("; ")
+    )))
 }
 
 fn print_compare(a: &CompareArgs, rows: &[Row]) -> Result<()> {
@@ -377,7 +566,7 @@ fn print_compare(a: &CompareArgs, rows: &[Row]) -> Result<()> {
         a.p,
         a.keys,
         a.batch,
-        a.url
+        display_addr(&a.url)
     )?;
     outln!(
         "{:<14} {:<34} {:>11} {:>11} {:>11} {:>8} {:>19} {:>4} {:>10} {:>6} {:>7}",
@@ -394,16 +583,18 @@ fn print_compare(a: &CompareArgs, rows: &[Row]) -> Result<()> {
         "trips"
     )?;
     for r in rows {
+        // The digits the interval supports.
+        let rate = stats::RateText::new(r.fpr, r.fpr_lo, r.fpr_hi);
         outln!(
-            "{:<14} {:<34} {:>11.0} {:>11.0} {:>11.0} {:>8.5} [{:.5}, {:.5}] {:>4} {:>10} {:>6.2} {:>7}",
+            "{:<14} {:<34} {:>11.0} {:>11.0} {:>11.0} {:>8} [{}, {}] {:>4} {:>10} {:>6.2} {:>7}",
             r.filter,
             r.transport,
             r.adds_per_s,
             r.hit_queries_per_s,
             r.miss_queries_per_s,
-            r.fpr,
-            r.fpr_lo,
-            r.fpr_hi,
+            rate.rate,
+            rate.lo,
+            rate.hi,
             r.false_negatives,
             r.memory_bytes,
             r.bits_per_key,
@@ -427,4 +618,44 @@ fn print_compare(a: &CompareArgs, rows: &[Row]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row_with(filter: &str, false_negatives: u64) -> Row {
+        Row {
+            filter: filter.into(),
+            transport: "lua".into(),
+            n: 1000,
+            p: 0.01,
+            batch: 100,
+            adds_per_s: 1.0,
+            hit_queries_per_s: 1.0,
+            miss_queries_per_s: 1.0,
+            queries: 1000,
+            false_positives: 10,
+            fpr: 0.01,
+            fpr_lo: 0.005,
+            fpr_hi: 0.02,
+            false_negatives,
+            memory_bytes: 1200,
+            bits_per_key: 9.6,
+            round_trips: 10,
+        }
+    }
+
+    #[test]
+    fn a_false_negative_fails_the_run_with_status_4() {
+        assert_eq!(false_negatives(&[row_with("bitmap", 0)]), Ok(()));
+        let e =
+            false_negatives(&[row_with("bitmap", 0), row_with("redisbloom-bf", 37)]).unwrap_err();
+        assert_eq!(e.class().exit_status(), 4, "{e}");
+        let text = e.to_string();
+        assert!(
+            text.contains("redisbloom-bf/lua 37 of 1,000") && text.contains("1 row(s)"),
+            "{text}"
+        );
+    }
 }

@@ -64,37 +64,24 @@ fn io(path: &std::path::Path, e: std::io::Error) -> Error {
     }
 }
 
-/// What the experiments came to, when they could all be read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Outcome {
-    /// Every experiment ran and every check it makes passed.
-    Ok,
-    /// An experiment could not run (its error printed): exit status 2.
-    Failed,
-    /// Every experiment ran, and one found a failed check (the literature runner: a published
-    /// number bloomlab no longer reproduces): exit status 4.
-    ChecksFailed,
-}
-
-/// Run the command: exit status 0 when every experiment ran and passed its checks, 2 when one
-/// could not run, 4 when one ran and found a failed check. Each error is printed once: a spec
+/// Run the command: exit status 0 when every experiment ran. Each error is printed once: a spec
 /// that does not parse (then nothing runs), or each experiment that failed (the others still
-/// run; the last line names the failed ones).
+/// run; the last line names the failed ones); the status is then the highest of their errors'
+/// (2 bad input, 3 a runtime failure: see `bloomlab --help`), and 4 when an experiment ran and
+/// found a failed check (the literature runner: a published number bloomlab no longer
+/// reproduces; the files are written).
 pub fn run(args: &Args) -> ExitCode {
-    let mut outcome = Outcome::Ok;
-    let code = super::out::finish(run_all(args).map(|o| outcome = o));
-    match outcome {
-        Outcome::Ok => code,
-        Outcome::Failed => ExitCode::from(2),
-        Outcome::ChecksFailed => ExitCode::from(4),
-    }
+    let mut failed = 0;
+    let code = super::out::finish_status(run_all(args).map(|f| failed = f));
+    ExitCode::from(code.max(failed))
 }
 
-/// Run everything; `Ok(Outcome::Failed)` when an experiment failed (its error already printed).
+/// Run everything; `Ok(status)` with the highest exit status of the experiments that failed
+/// (their errors already printed) or 4 for a failed check, 0 when none did.
 ///
 /// # Errors
 /// A spec that does not parse, duplicate names, a failed replot: before or instead of runs.
-fn run_all(args: &Args) -> Result<Outcome> {
+pub fn run_all(args: &Args) -> Result<u8> {
     let paths: Vec<PathBuf> = if args.all {
         let mut v: Vec<PathBuf> = std::fs::read_dir(&args.dir)
             .map_err(|e| {
@@ -138,29 +125,26 @@ fn run_all(args: &Args) -> Result<Outcome> {
         private: false,
         follow_symlinks: args.follow_symlinks,
     };
-    // Outputs are checked before the first run: one that is a spec would destroy it; a link,
-    // device, FIFO or read-only file is refused (see `bloomlab::persist::atomic`).
+    // Outputs are checked before the first run ([`super::out_path`]): one that is a spec would
+    // destroy it; a link, device, FIFO, read-only file or a file of another format is refused.
+    super::out_path::check_dir(&args.out)?;
+    let specs: Vec<(&str, &std::path::Path)> =
+        paths.iter().map(|p| ("spec", p.as_path())).collect();
     for e in &exps {
         let o = e.outputs(&args.out);
         for out in [Some(&o.csv), Some(&o.svg), Some(&o.png), o.md.as_ref()]
             .into_iter()
             .flatten()
         {
-            if let Some(spec) = paths.iter().find(|p| bloomlab::persist::same_file(p, out)) {
-                return Err(Error::invalid(
-                    bloomlab::Param::Other("out"),
-                    out.display(),
-                    format!(
-                        "an output other than the spec {} (writing it would destroy the spec)",
-                        spec.display()
-                    ),
-                ));
-            }
-            bloomlab::persist::check_target(out, write)?;
+            super::out_path::check_with(
+                out,
+                super::out_path::Rules::in_dir(out, &specs, args.follow_symlinks),
+            )?;
         }
     }
     let start = Instant::now();
     let mut failed = Vec::new();
+    let mut status = 0;
     if args.replot {
         for exp in &exps {
             let files = exp.replot_with(&args.out, write)?;
@@ -171,7 +155,7 @@ fn run_all(args: &Args) -> Result<Outcome> {
                 files.png.display()
             )?;
         }
-        return Ok(Outcome::Ok);
+        return Ok(0);
     }
     let mut checks_failed = Vec::new();
     for exp in &exps {
@@ -232,6 +216,7 @@ fn run_all(args: &Args) -> Result<Outcome> {
                 bar.0.abandon();
                 errln!("error: {}: {e}", exp.spec.name);
                 failed.push(exp.spec.name.clone());
+                status = status.max(super::out::status(&e));
             }
         }
     }
@@ -250,13 +235,8 @@ fn run_all(args: &Args) -> Result<Outcome> {
             format!("; checks failed: {}", checks_failed.join(", "))
         }
     )?;
-    Ok(if !failed.is_empty() {
-        Outcome::Failed
-    } else if !checks_failed.is_empty() {
-        Outcome::ChecksFailed
-    } else {
-        Outcome::Ok
-    })
+    // A failed check (exit status 4) ranks with the experiments' own statuses: the highest wins.
+    Ok(status.max(if checks_failed.is_empty() { 0 } else { 4 }))
 }
 
 fn e_dup(e: &Experiment) -> Error {

@@ -56,6 +56,44 @@ pub fn rate(p: f64, one_in: bool) -> String {
     }
 }
 
+/// A measured rate `p` and its 95% interval `[lo, hi]` with the digits the interval supports
+/// (the library's rule, [`bloomlab::stats::RateText`]): as percentages (scientific below
+/// 10^-4) or, when `one_in` is set, as "1 in N" with N to the same significant digits.
+/// Returns (rate, lo, hi).
+pub fn measured(p: f64, lo: f64, hi: f64, one_in: bool) -> (String, String, String) {
+    let t = bloomlab::stats::RateText::new(p, lo, hi);
+    if !one_in || p.is_nan() {
+        return (t.rate, t.lo, t.hi);
+    }
+    let d = t.digits;
+    (one_in_sig(p, d), one_in_sig(lo, d), one_in_sig(hi, d))
+}
+
+/// "1 in N" with N to `d` significant digits (`0`, `1 in 1` at the ends).
+fn one_in_sig(p: f64, d: usize) -> String {
+    if p <= 0.0 {
+        return "0".into();
+    }
+    if p >= 1.0 {
+        return "1 in 1".into();
+    }
+    let n = 1.0 / p;
+    // N rounded to d significant digits, then printed with no more digits than that.
+    let e = n.log10().floor() as i32;
+    let scale = 10f64.powi(e + 1 - d as i32);
+    let r = (n / scale).round() * scale;
+    let (x, suffix) = [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")]
+        .into_iter()
+        .find(|(div, _)| r >= 1e4 && r >= *div)
+        .map_or((r, ""), |(div, s)| (r / div, s));
+    let decimals = (d as i32 - 1 - x.log10().floor() as i32).max(0) as usize;
+    if suffix.is_empty() && decimals == 0 {
+        format!("1 in {}", int(x.round() as u64))
+    } else {
+        format!("1 in {x:.decimals$}{suffix}")
+    }
+}
+
 /// Decimal bytes for table cells: `1198133` → `"1.20 MB"`.
 pub fn bytes(b: f64) -> String {
     units::format_bytes_short(b)
@@ -202,5 +240,24 @@ mod tests {
         // Below 10^4 the text is a valid p for the typed fields, and means the same rate.
         let back = parse_prob(&rate(0.000_931, true).replace(',', "")).unwrap();
         assert!((back - 1.0 / 1074.0).abs() < 1e-12, "{back}");
+    }
+
+    #[test]
+    fn measured_rates_keep_the_supported_digits_either_way_up() {
+        // 4 of 50,000 (Wilson 3.1e-5 to 2.06e-4): one digit.
+        let (lo, hi) = bloomlab::stats::wilson(4, 50_000, bloomlab::stats::Z95);
+        assert_eq!(
+            measured(8e-5, lo, hi, false),
+            ("8e-5".into(), "3e-5".into(), "2e-4".into())
+        );
+        assert_eq!(
+            measured(8e-5, lo, hi, true),
+            ("1 in 10k".into(), "1 in 30k".into(), "1 in 5,000".into())
+        );
+        // 10,040 of 10^6: three digits.
+        let (lo, hi) = bloomlab::stats::wilson(10_040, 1_000_000, bloomlab::stats::Z95);
+        assert_eq!(measured(0.010_04, lo, hi, false).0, "1.00%");
+        assert_eq!(measured(0.010_04, lo, hi, true).0, "1 in 99.6");
+        assert_eq!(measured(0.0, 0.0, 7.7e-5, true).0, "0");
     }
 }

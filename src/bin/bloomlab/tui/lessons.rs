@@ -5,7 +5,8 @@
 
 use bloomlab::hash::HashId;
 use bloomlab::measure::{Control, MeasureConfig, Measurement, measure};
-use bloomlab::walkthrough::{SEED, Walkthrough};
+use bloomlab::stats::RateText;
+use bloomlab::walkthrough::{Outcome, SEED, Walkthrough};
 use bloomlab::workload::{KeyGen, KeyKind};
 use bloomlab::{Filter, FilterKind, FilterSpec, theory};
 
@@ -40,7 +41,7 @@ pub const LESSONS: [LessonInfo; 8] = [
     LessonInfo {
         title: "Deleting from a counting filter",
         chapter: ("Counting Bloom filters", "counting.md"),
-        task: "64 counters, k = 3, 12 words in. Remove false positives (words never inserted) with ←→.",
+        task: "64 counters, k = 3, 12 words in. Remove false positives (never inserted): ←→",
         settings: &["remove 0", "remove 1", "remove 2", "remove 4", "remove 8"],
     },
     LessonInfo {
@@ -71,7 +72,7 @@ pub const LESSONS: [LessonInfo; 8] = [
         title: "Deleting from a cuckoo filter",
         chapter: ("Cuckoo filters", "cuckoo.md"),
         task: "10,000 keys in a cuckoo filter at 1%. Delete a share of them with ←→.",
-        settings: &["delete 0%", "delete 25%", "delete 50%", "delete 100%"],
+        settings: &["delete 25%", "delete 50%", "delete 75%"],
     },
 ];
 
@@ -89,6 +90,8 @@ pub struct Live {
     pub correct: usize,
     /// Why it is right (shown once answered).
     pub because: String,
+    /// What to look at (shown after a wrong answer).
+    pub hint: String,
 }
 
 /// Session progress and the open lesson.
@@ -104,6 +107,10 @@ pub struct Lessons {
     pub answer: Option<usize>,
     /// The open lesson's numbers for its setting.
     pub live: Live,
+    /// Lines of the reason scrolled past (PgDn), where the screen cannot hold all of it.
+    pub scroll: u16,
+    /// The most lines that can be scrolled past, as last drawn (the screen sets it).
+    pub scroll_max: std::cell::Cell<u16>,
 }
 
 impl Lessons {
@@ -115,6 +122,8 @@ impl Lessons {
             done: [false; LESSONS.len()],
             answer: None,
             live: Live::default(),
+            scroll: 0,
+            scroll_max: std::cell::Cell::new(0),
         };
         l.refresh();
         l
@@ -123,6 +132,7 @@ impl Lessons {
     /// Recompute the open lesson's numbers.
     pub fn refresh(&mut self) {
         self.live = compute(self.current, self.setting[self.current]);
+        self.scroll = 0;
     }
 
     /// Open lesson `i` (wrapping).
@@ -144,22 +154,31 @@ impl Lessons {
         }
     }
 
+    /// Scroll the reason by `d` lines, up to its last line as last drawn.
+    pub fn scroll_by(&mut self, d: i16) {
+        self.scroll = self
+            .scroll
+            .min(self.scroll_max.get())
+            .saturating_add_signed(d)
+            .min(self.scroll_max.get());
+    }
+
     /// Answer the question; a right answer marks the lesson done.
     pub fn answer(&mut self, a: usize) {
         self.answer = Some(a);
+        self.scroll = 0;
         if a == self.live.correct {
             self.done[self.current] = true;
         }
     }
 }
 
+/// `measured 8e-5 (4 of 50,000 absent keys; 95% 3e-5–2e-4)`: the digits the interval supports
+/// ([`RateText`]).
 fn m_of(r: &Measurement) -> String {
-    format!(
-        "measured {} ({} of {} absent keys)",
-        fmt::prob(r.fpr),
-        fmt::int(r.false_positives),
-        fmt::int(r.queries)
-    )
+    let mut t = RateText::wilson(r.false_positives, r.queries);
+    t.count.push_str(" absent keys");
+    format!("measured {t}")
 }
 
 fn run(
@@ -238,6 +257,9 @@ fn filling(s: usize) -> Live {
             fmt::prob(r150),
             fmt::prob(at(2.0))
         ),
+        hint: "the question is about 150%: step there (→) and read the theory line, which the \
+               measured rate below it follows"
+            .into(),
     }
 }
 
@@ -283,25 +305,57 @@ fn hashes_k(s: usize) -> Live {
             fmt::prob(rates[1]),
             fmt::prob(rates[2])
         ),
+        hint: "the answers are k = 1, 7 and 20: step to each (←→) and compare the theory line; \
+               the lowest rate of the three wins"
+            .into(),
     }
 }
 
-fn counting_delete(s: usize) -> Live {
-    let remove = [0usize, 1, 2, 4, 8][s];
+/// The lesson's filter: 64 counters, k = 3, `word-0` … `word-11` inserted, counting mode.
+fn counting_filter() -> (Walkthrough, Vec<String>) {
     let mut w = Walkthrough::with_size(SEED, 64, 3).expect("64 counters, k = 3");
     w.set_counting(true);
     let words: Vec<String> = (0..12).map(|i| format!("word-{i}")).collect();
     for x in &words {
         w.insert(x);
     }
-    // The first `remove` false positives among absent words, removed as a counting filter must.
+    (w, words)
+}
+
+/// The never-inserted words `absent-0`, `absent-1`, … that pass `w`, the first `count` of them.
+fn false_positives(w: &Walkthrough, count: usize) -> impl Iterator<Item = String> + '_ {
+    (0..1_000_000u64)
+        .map(|j| format!("absent-{j}"))
+        .filter(|x| w.contains(x))
+        .take(count)
+}
+
+/// Of the first `count` false positives of the lesson's filter, how many, removed alone from
+/// it, leave an inserted word testing absent: (that many, how many were tried).
+pub fn removals_that_hide_a_word(count: usize) -> (usize, usize) {
+    let (w, _) = counting_filter();
+    let mut tried = 0;
+    let hide = false_positives(&w, count)
+        .filter(|x| {
+            tried += 1;
+            let mut c = w.clone();
+            matches!(c.remove(x), Outcome::Removed { now_missing, .. } if !now_missing.is_empty())
+        })
+        .count();
+    (hide, tried)
+}
+
+fn counting_delete(s: usize) -> Live {
+    let remove = [0usize, 1, 2, 4, 8][s];
+    let (mut w, words) = counting_filter();
+    // The first `remove` false positives among absent words, removed as a counting filter must
+    // (one at a time: each removal changes which words pass).
     let mut removed = Vec::new();
     let mut j = 0u64;
     while removed.len() < remove && j < 100_000 {
         let x = format!("absent-{j}");
         j += 1;
-        if w.contains(&x) {
-            let _ = w.remove(&x);
+        if w.contains(&x) && matches!(w.remove(&x), Outcome::Removed { .. }) {
             removed.push(x);
         }
     }
@@ -331,6 +385,7 @@ fn counting_delete(s: usize) -> Live {
             )
         }
     ));
+    let (hide, tried) = removals_that_hide_a_word(1_000);
     Live {
         lines,
         question: "Can removing a word that was never inserted make an inserted word test absent?"
@@ -341,8 +396,15 @@ fn counting_delete(s: usize) -> Live {
             "only when a counter saturates at 15",
         ),
         correct: 1,
-        because: "a false positive's counters belong to inserted words; decrementing them takes \
-                  those words' counters to 0 (step to 'remove 8' and look)"
+        because: format!(
+            "its counters were all raised by inserted words; removing it lowers each by 1, and \
+             one at 1 drops to 0, so the word that raised it tests absent. Removed alone, {hide} \
+             of this filter's first {} false positives ({:.1}%) did that (see 'remove 8')",
+            fmt::int(tried as u64),
+            100.0 * hide as f64 / tried.max(1) as f64
+        ),
+        hint: "remove more false positives (→ up to 'remove 8') and read the second Live \
+               line: any word listed there was inserted"
             .into(),
     }
 }
@@ -392,6 +454,9 @@ fn overfill(s: usize) -> Live {
             "100× capacity fills every bit: theory {}; the articles' \"90%\" understates it",
             fmt::prob(claim)
         ),
+        hint: "the question is the articles' case, on the last Live line (theory at 100× \
+               capacity); the settings show 1×, 10× and 100× at 1/10 of their scale"
+            .into(),
     }
 }
 
@@ -435,6 +500,9 @@ fn weak_hash(s: usize) -> Live {
              neighbouring keys to correlated bits",
             ratios[0], ratios[1], ratios[2]
         ),
+        hint: "step through the hashes (←→) and read the number before \"the exact rate\": \
+               near 1× is on target, far above it is not"
+            .into(),
     }
 }
 
@@ -490,6 +558,9 @@ fn blocked(s: usize) -> Live {
              needs more bits for the same rate",
             b[0], b[1]
         ),
+        hint: "both rows are sized for this target and measured near it: compare their \
+               bits/key and bytes"
+            .into(),
     }
 }
 
@@ -522,35 +593,38 @@ fn static_set(s: usize) -> Live {
              per slot, ~1.23 slots per key, and cannot add keys later",
             b[0], b[1]
         ),
+        hint: "compare the bits/key of the two rows at this target (←→ steps the target)".into(),
     }
 }
 
 fn cuckoo_delete(s: usize) -> Live {
-    let share = [0.0, 0.25, 0.5, 1.0][s];
+    let share = [0.25, 0.5, 0.75][s];
     let n = 10_000u64;
     let spec = FilterSpec::new(FilterKind::Cuckoo, n, 0.01);
     let keys = KeyGen::new(KeyKind::U64, 1);
     let mut lines = Vec::new();
-    let mut fneg = 0u64;
-    let mut gone = 0u64;
+    let (mut fneg, mut refused) = (0u64, 0u64);
+    // Never-inserted keys queried, those of them that passed and were deleted, and the kept
+    // keys that tested absent afterwards.
+    let (probe, mut fp_deleted, mut fp_fneg) = (10_000u64, 0u64, 0u64);
     let del = (n as f64 * share) as u64;
     if let Ok(mut f) = spec.build() {
-        for i in 0..n {
-            let _ = f.try_insert(&keys.present_key(i));
-        }
+        refused = (0..n)
+            .filter(|&i| f.try_insert(&keys.present_key(i)).is_err())
+            .count() as u64;
         if let Some(r) = f.as_removable() {
             for i in 0..del {
                 let _ = r.remove(&keys.present_key(i));
             }
         }
-        gone = (0..del)
+        let gone = (0..del)
             .filter(|&i| !f.contains(&keys.present_key(i)))
             .count() as u64;
         fneg = (del..n)
             .filter(|&i| !f.contains(&keys.present_key(i)))
             .count() as u64;
         lines.push(format!(
-            "{} of 10,000 deleted: {} of them now test absent ({} still pass: false positives)",
+            "{} of 10,000 deleted: {} test absent, {} still pass (false positives)",
             fmt::int(del),
             fmt::int(gone),
             fmt::int(del - gone)
@@ -560,20 +634,51 @@ fn cuckoo_delete(s: usize) -> Live {
             fmt::int(n - del),
             fmt::int(fneg)
         ));
+        // Then the mistake of lesson 3: deleting keys that were never inserted but pass.
+        for j in 0..probe {
+            let x = keys.absent_key(j);
+            if f.contains(&x) && f.as_removable().is_some_and(|r| r.remove(&x).is_ok()) {
+                fp_deleted += 1;
+            }
+        }
+        fp_fneg = (del..n)
+            .filter(|&i| !f.contains(&keys.present_key(i)))
+            .count() as u64;
     }
+    let kept = n - del;
     Live {
         lines,
         question: "After deleting inserted keys from a cuckoo filter, the kept keys".into(),
         answers: three(
             "all still test present",
-            "some test absent, as with a Bloom filter's bits",
+            "some test absent: a delete can take a kept key's fingerprint",
             "all test absent",
         ),
-        correct: if fneg == 0 { 0 } else { 1 },
+        correct: if fneg == 0 {
+            0
+        } else if fneg == kept {
+            2
+        } else {
+            1
+        },
         because: format!(
-            "a delete removes one fingerprint copy, never another key's: {fneg} false negatives \
-             (deleted keys that still pass: {})",
-            del - gone
+            "deleting an inserted key removes one copy of its own fingerprint; a kept key with \
+             the same fingerprint and bucket keeps its own copy: {fneg} of {} kept keys test \
+             absent{}. Deleting a false positive (never inserted, but passes) takes another \
+             key's copy, as in lesson 3: deleting the {} among {} never-inserted keys made {} \
+             kept keys test absent",
+            fmt::int(kept),
+            if refused > 0 {
+                format!(" ({refused} inserts refused: the table was full)")
+            } else {
+                String::new()
+            },
+            fmt::int(fp_deleted),
+            fmt::int(probe),
+            fmt::int(fp_fneg)
         ),
+        hint: "read the second Live line: how many of the kept keys test absent after the \
+               deletes"
+            .into(),
     }
 }

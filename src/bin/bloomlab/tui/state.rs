@@ -597,11 +597,6 @@ impl Walk {
         self.session.words().len() as u64
     }
 
-    /// The measured rate over [`WALK_QUERIES`] absent words.
-    pub fn measured_rate(&self) -> f64 {
-        self.measured_fp as f64 / WALK_QUERIES as f64
-    }
-
     /// Rebuild with `m` bits and `k` hashes (clamped to [`WALK_M`], [`WALK_K`]), inserting the
     /// same words again in the same order; the mode stays, the log is cleared.
     pub fn resize(&mut self, m: u64, k: u32) {

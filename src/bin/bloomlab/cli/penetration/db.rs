@@ -10,7 +10,8 @@
 use bloomlab::hash::mix64;
 use bloomlab::{Error, Param, Result};
 use rusqlite::{Connection, OpenFlags};
-use std::path::Path;
+use std::fs::File;
+use std::path::{Path, PathBuf};
 
 /// The table that marks a database as the demo's.
 pub const MARKER_TABLE: &str = "bloomlab_demo";
@@ -99,6 +100,100 @@ pub fn check(path: &Path, overwrite: bool) -> Result<Found> {
         ));
     }
     Ok(found)
+}
+
+/// An exclusive lock on a database: the lock file `DB.lock` beside the database's real path
+/// (links resolved), locked with `flock`; held while the value lives, removed when dropped. Two
+/// demos on one database would refill its table under each other.
+#[derive(Debug)]
+pub struct DbLock {
+    path: PathBuf,
+    _file: File,
+}
+
+/// Lock `db` for this run, or refuse at once when another run holds it.
+///
+/// # Errors
+/// [`Error::Io`] naming the database when another run holds the lock (exit status 3: retry
+/// when it ends) or the lock file cannot be made.
+pub fn lock(db: &Path) -> Result<DbLock> {
+    let io = |message: String| Error::Io {
+        path: db.display().to_string(),
+        message,
+    };
+    let real = std::fs::canonicalize(db).or_else(|_| {
+        let dir = db.parent().filter(|d| !d.as_os_str().is_empty());
+        let dir = std::fs::canonicalize(dir.unwrap_or(Path::new(".")))?;
+        Ok::<_, std::io::Error>(dir.join(db.file_name().unwrap_or_default()))
+    });
+    let real = real.map_err(|e| io(format!("cannot resolve the path: {e}")))?;
+    let mut name = real.into_os_string();
+    name.push(".lock");
+    let path = PathBuf::from(name);
+    // A run that ends removes its lock file: lock again if the file locked is not the one at
+    // the path any more.
+    for _ in 0..8 {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| {
+                io(format!(
+                    "cannot create the lock file {}: {e}",
+                    path.display()
+                ))
+            })?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(io(format!(
+                    "in use by another `bloomlab redis penetration` (lock file {}); run again \
+                     when it has ended, or give another --db",
+                    path.display()
+                )));
+            }
+            Err(std::fs::TryLockError::Error(e)) => {
+                return Err(io(format!("cannot lock {}: {e}", path.display())));
+            }
+        }
+        if same_inode(&file, &path) {
+            return Ok(DbLock { path, _file: file });
+        }
+    }
+    Err(io(format!(
+        "cannot lock {}: it keeps being replaced",
+        path.display()
+    )))
+}
+
+#[cfg(unix)]
+fn same_inode(file: &File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (file.metadata(), std::fs::metadata(path)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn same_inode(_file: &File, path: &Path) -> bool {
+    path.exists()
+}
+
+impl DbLock {
+    /// The lock file.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for DbLock {
+    fn drop(&mut self) {
+        // Removed while still locked; a run waiting on the old file sees it is gone.
+        let _ = std::fs::remove_file(&self.path);
+    }
 }
 
 /// The product database.
@@ -221,6 +316,37 @@ impl ProductDb {
     pub fn queries(&self) -> u64 {
         self.queries
     }
+
+    /// Check that the products table still holds exactly what [`ProductDb::open`] wrote for
+    /// `products` products (row count, largest id, sum of prices): run before a report, so a
+    /// table changed under the run is not reported on.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file and what differs.
+    pub fn verify(&self, products: u64) -> Result<()> {
+        let (count, max, sum): (i64, i64, i64) = self
+            .conn
+            .query_row(
+                "SELECT COUNT(*), COALESCE(MAX(id), 0), COALESCE(SUM(price_cents), 0) FROM products",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .map_err(|e| db_err(&self.path, &e))?;
+        let want_sum: u64 = (1..=products).map(|id| mix64(id) % 100_000).sum();
+        let want = (products as i64, products as i64, want_sum as i64);
+        if (count, max, sum) != want {
+            return Err(Error::Io {
+                path: self.path.clone(),
+                message: format!(
+                    "the products table changed during the run ({count} rows, largest id {max}, \
+                     price sum {sum}; expected {}, {}, {}): another program wrote to the \
+                     database, so the results are not reported",
+                    want.0, want.1, want.2
+                ),
+            });
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -333,6 +459,30 @@ mod tests {
             ))
             .unwrap();
         assert_eq!(inspect(&other).unwrap(), Found::Foreign);
+    }
+
+    #[test]
+    fn one_run_at_a_time_holds_a_database_and_a_changed_table_is_caught() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.sqlite");
+        let held = lock(&path).unwrap();
+        let e = lock(&path).unwrap_err().to_string();
+        assert!(
+            e.contains("in use by another") && e.contains("p.sqlite.lock"),
+            "{e}"
+        );
+        drop(held);
+        assert!(!dir.path().join("p.sqlite.lock").exists());
+        let again = lock(&path).unwrap();
+        let db = ProductDb::open(&path, 30, false).unwrap();
+        db.verify(30).unwrap();
+        Connection::open(&path)
+            .unwrap()
+            .execute_batch("UPDATE products SET price_cents = price_cents + 1 WHERE id = 7;")
+            .unwrap();
+        let e = db.verify(30).unwrap_err().to_string();
+        assert!(e.contains("changed during the run"), "{e}");
+        drop(again);
     }
 
     #[test]

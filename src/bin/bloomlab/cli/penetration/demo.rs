@@ -16,6 +16,7 @@
 //! each mode.
 
 use super::db::ProductDb;
+use crate::cli::redis::owned::gate;
 use bloomlab::hash::mix64;
 use bloomlab::redis::{BitmapBloom, RedisConn};
 use bloomlab::{Error, Param, Result};
@@ -54,8 +55,11 @@ pub struct PenetrationConfig {
     pub value_ttl_secs: u64,
     /// Workload seed.
     pub seed: u64,
-    /// Prefix of every Redis key the demo writes (default: `bloomlab:penetration:<pid>`).
+    /// Prefix of every Redis key the demo writes (default: `bloomlab:penetration:<random>`;
+    /// the command line gives its run's own).
     pub prefix: String,
+    /// Time to live of the filter's keys (`None`: none; the command line gives its `--ttl`).
+    pub filter_ttl: Option<std::time::Duration>,
 }
 
 impl Default for PenetrationConfig {
@@ -69,7 +73,11 @@ impl Default for PenetrationConfig {
             null_ttl_secs: 30,
             value_ttl_secs: 600,
             seed: 42,
-            prefix: format!("bloomlab:penetration:{}", std::process::id()),
+            prefix: format!(
+                "bloomlab:penetration:{:016x}",
+                bloomlab::redis::random_u64()
+            ),
+            filter_ttl: None,
         }
     }
 }
@@ -208,6 +216,8 @@ pub fn run_mode(
     let mut lat = Vec::with_capacity(requests.len());
     let mut written: Vec<String> = Vec::new();
     for &(id, exists) in requests {
+        // A signal waits for this request, then removes the run's keys.
+        let _g = gate()?;
         let t = Instant::now();
         if let Some(f) = filter.as_deref_mut() {
             if !f.contains(&item(id))? {
@@ -258,6 +268,7 @@ pub fn run_mode(
     ];
     r.mean_us = lat.iter().sum::<u64>() as f64 / lat.len().max(1) as f64 / 1000.0;
     // Remove what this run cached, so the next run starts cold too.
+    let _g = gate()?;
     for chunk in written.chunks(1000) {
         let cmds = chunk
             .iter()
@@ -305,6 +316,7 @@ pub fn run(
     let mut db = ProductDb::open(db_path, cfg.products, overwrite)?;
     let name = format!("{}:filter", cfg.prefix);
     let mut f = BitmapBloom::new(filter_conn, &name)?;
+    f.set_ttl(cfg.filter_ttl);
     if f.config().is_some() {
         return Err(Error::Redis {
             target: format!("key {}", f.config_key()),
@@ -325,7 +337,11 @@ pub fn run(
         &format!("{}:nofilter", cfg.prefix),
     )?;
     let t = Instant::now();
-    if !f.try_init(cfg.products, cfg.p)? {
+    let created = {
+        let _g = gate()?;
+        f.try_init(cfg.products, cfg.p)?
+    };
+    if !created {
         return Err(Error::Redis {
             target: format!("key {}", f.config_key()),
             message: format!("filter '{name}' was created by someone else meanwhile; left alone"),
@@ -334,9 +350,11 @@ pub fn run(
     }
     // From here on the filter is the demo's own: delete it whatever happens.
     let played = fill_and_play(&mut f, cache, &mut db, cfg, &requests, t);
-    let deleted = f.delete();
+    let deleted = gate().and_then(|_g| f.delete());
     let (with, filter_build_secs, c) = played?;
     deleted?;
+    // Nothing is reported on a table that changed under the run.
+    db.verify(cfg.products)?;
     Ok(PenetrationReport {
         without,
         with,
@@ -357,12 +375,16 @@ fn fill_and_play(
     start: Instant,
 ) -> Result<(ModeReport, f64, bloomlab::redis::BitmapConfig)> {
     let ids: Vec<Vec<u8>> = db.ids()?.into_iter().map(item).collect();
-    f.add_many(&ids)?;
+    for chunk in ids.chunks(10_000) {
+        let _g = gate()?;
+        f.add_many(chunk)?;
+    }
     let build_secs = start.elapsed().as_secs_f64();
-    let c = f
-        .config()
-        .copied()
-        .ok_or_else(|| Error::Corrupt("filter vanished".into()))?;
+    let c = f.config().copied().ok_or_else(|| Error::FilterLost {
+        filter: f.name().to_string(),
+        server: f.conn().addr().to_string(),
+        reason: "the handle has no config".into(),
+    })?;
     let prefix = format!("{}:withfilter", cfg.prefix);
     let with = run_mode(cache, Some(f), db, cfg, requests, &prefix)?;
     Ok((with, build_secs, c))

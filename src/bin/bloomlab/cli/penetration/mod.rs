@@ -3,9 +3,12 @@
 //! application of the library, not part of it: [`demo`] plays the requests, [`db`] is the
 //! database and the rule that keeps the demo away from data it did not create.
 //!
-//! Safety: the database is checked before anything connects or writes ([`db::check`]); the
-//! default database lives in a private temporary directory (mode 0700), removed at the end; in
-//! Redis the demo writes only keys under its own per-process prefix.
+//! Safety: the database is checked before anything connects or writes ([`db::check`]) and
+//! locked for the run ([`db::lock`]: a second demo on it is refused), and its table is verified
+//! before the report; the default database lives in a private temporary directory (mode 0700),
+//! removed at the end (also on a signal); in Redis the demo writes only keys of its own run
+//! (random run id, `--key-prefix`, `--ttl`; removed at the end, on an error and on a signal:
+//! [`crate::cli::redis::owned`]), after a memory preflight (`--force` skips it).
 //!
 //! Every count flag has an upper bound, checked while the flags are parsed (exit status 2):
 //!
@@ -19,9 +22,12 @@
 pub mod db;
 pub mod demo;
 
+use super::out_path::{self, Rules};
+use super::redis::owned::{KeyArgs, Run};
 use super::{parse_count_in, parse_p};
 use crate::cli::out::outln;
 use bloomlab::redis::RedisConn;
+use bloomlab::redis::memory::ServerMemory;
 use bloomlab::{Error, Param, Result};
 use demo::{MAX_MISSING_POOL, MAX_PRODUCTS, MAX_REQUESTS, MAX_TTL_SECS, PenetrationConfig};
 use indicatif::ProgressBar;
@@ -101,9 +107,53 @@ pub struct Args {
     /// Workload seed.
     #[arg(long, default_value_t = 42)]
     seed: u64,
-    /// CSV output.
+    /// CSV output (replaced atomically; its directory created if missing). Checked with
+    /// --db before connecting: a directory, device, FIFO, symbolic link, read-only file, a file
+    /// that is not text or the --db itself is refused.
     #[arg(long, default_value = "results/redis/penetration.csv")]
     out: PathBuf,
+    /// Write through symbolic links at --out and --db to the files they point to.
+    #[arg(long)]
+    follow_symlinks: bool,
+    /// Skip the memory preflight: run even when the filter and the cache entries do not fit in
+    /// the server's free memory.
+    #[arg(long)]
+    force: bool,
+    #[command(flatten)]
+    key_args: KeyArgs,
+}
+
+/// Bytes a cached entry takes in Redis, for the preflight (a key of some 40 bytes, a value of
+/// some 20, and Redis' per-key overhead): an estimate, on the high side.
+const CACHE_ENTRY_BYTES: u64 = 128;
+
+/// Refuse a run whose filter and cache entries (one mode's: the first mode's are removed before
+/// the second) do not fit in the server's free memory.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] naming products with the numbers; [`Error::Redis`].
+fn preflight(conn: &mut RedisConn, cfg: &PenetrationConfig) -> Result<()> {
+    let s = bloomlab::theory::size_for(cfg.products, cfg.p)?;
+    let need = s.m.div_ceil(8) + cfg.requests.saturating_mul(CACHE_ENTRY_BYTES);
+    let mem = ServerMemory::read(conn)?;
+    if mem.fits(need) {
+        return Ok(());
+    }
+    Err(Error::invalid(
+        Param::Other("products"),
+        format!(
+            "{} products and {} requests at p = {} need about {} in Redis",
+            bloomlab::units::thousands(cfg.products),
+            bloomlab::units::thousands(cfg.requests),
+            bloomlab::units::format_prob(cfg.p),
+            bloomlab::units::format_bytes_short(need as f64)
+        ),
+        format!(
+            "a run that fits the server {} ({}); fewer products or requests, or --force",
+            conn.addr(),
+            mem.describe()
+        ),
+    ))
 }
 
 /// One row of `penetration.csv`.
@@ -145,18 +195,43 @@ pub fn run(a: &Args) -> Result<()> {
         ..PenetrationConfig::default()
     };
     cfg.check()?;
-    // The database first: a refusal must come before any connection or write.
-    let (db, _private) = match &a.db {
+    // The output and the database first: a refusal must come before any connection or write.
+    let db_arg = a.db.as_deref().map(|d| ("--db", d));
+    let out = out_path::check_with(&a.out, Rules::csv(db_arg.as_slice(), a.follow_symlinks))?;
+    let (db, _private, _lock) = match &a.db {
         Some(path) => {
+            out_path::check_with(path, Rules::db(&[("--out", &a.out)], a.follow_symlinks))?;
+            let lock = db::lock(path)?;
             db::check(path, a.overwrite)?;
-            (path.clone(), None)
+            (path.clone(), None, Some(lock))
         }
         None => {
             let dir = private_dir()?;
-            (dir.path().join("products.sqlite"), Some(dir))
+            (dir.path().join("products.sqlite"), Some(dir), None)
         }
     };
+    // From here on the run's keys are its own: removed when `run` is dropped (an error too)
+    // or on a signal, with the private directory; every key expires after --ttl.
+    let run = Run::start(&a.key_args, "penetration", &a.url);
+    if let Some(dir) = &_private {
+        run.own_dir(dir.path().to_path_buf());
+    }
+    if let Some(lock) = &_lock {
+        run.own_dir(lock.path().to_path_buf());
+    }
+    let ttl = run.ttl().as_secs();
+    let cfg = PenetrationConfig {
+        prefix: run.base().to_string(),
+        filter_ttl: Some(run.ttl()),
+        null_ttl_secs: cfg.null_ttl_secs.min(ttl),
+        value_ttl_secs: cfg.value_ttl_secs.min(ttl),
+        ..cfg
+    };
+    run.own_filter(&format!("{}:filter", cfg.prefix));
     let mut cache = RedisConn::open(&a.url)?;
+    if !a.force {
+        preflight(&mut cache, &cfg)?;
+    }
     let filter_conn = RedisConn::open(&a.url)?;
     let pb = ProgressBar::new_spinner();
     pb.set_message("playing the workload without, then with the filter");
@@ -164,6 +239,7 @@ pub fn run(a: &Args) -> Result<()> {
     let r = demo::run(&mut cache, filter_conn, &db, &cfg, a.overwrite);
     pb.finish_and_clear();
     let r = r?;
+    drop(run);
     let place = if a.db.is_some() {
         db.display().to_string()
     } else {
@@ -240,8 +316,16 @@ pub fn run(a: &Args) -> Result<()> {
         r.without.db_queries,
         100.0 * avoided as f64 / r.without.db_queries.max(1) as f64
     )?;
-    super::write_csv(&a.out, &rows)?;
+    out.write_csv(&rows)?;
     outln!("wrote {}", a.out.display())?;
+    if r.with.filter_false_negatives > 0 {
+        // Exit status 4: the guard turned away real products.
+        return Err(Error::Correctness(format!(
+            "the filter answered absent for {} request(s) of existing products: a Bloom filter \
+             never does, so its keys were changed under the run; the table is not to be trusted",
+            bloomlab::units::thousands(r.with.filter_false_negatives)
+        )));
+    }
     Ok(())
 }
 

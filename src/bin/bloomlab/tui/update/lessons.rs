@@ -1,4 +1,4 @@
-//! Lessons: ↑↓ lesson, ←→ its setting, a b c the answer.
+//! Lessons: ↑↓ lesson, ←→ its setting, a b c the answer, PgUp/PgDn the reason's lines.
 
 use crate::tui::msg::{Cmd, Msg};
 use crate::tui::state::State;
@@ -11,6 +11,8 @@ pub(super) fn lessons_msg(s: &mut State, msg: Msg) -> Vec<Cmd> {
         Msg::Left | Msg::Minus => l.step(-1),
         Msg::Right | Msg::Plus => l.step(1),
         Msg::Answer(a) if a < 3 => l.answer(a),
+        Msg::BigDown => l.scroll_by(1),
+        Msg::BigUp => l.scroll_by(-1),
         _ => {}
     }
     Vec::new()

@@ -45,6 +45,22 @@ fn fit(p: f64, w: usize, one_in: bool) -> String {
     }
 }
 
+/// A peer row's measured rate in its 8 columns, with the digits its interval supports.
+fn peer_rate(p: f64, lo: f64, hi: f64, one_in: bool) -> String {
+    fit_text_or(fmt::measured(p, lo, hi, one_in).0, 8, || fit(p, 8, one_in))
+}
+
+/// `t`, or `short()` when `t` is wider than `w`.
+fn fit_text_or(t: String, w: usize, short: impl FnOnce() -> String) -> String {
+    if t.chars().count() <= w { t } else { short() }
+}
+
+/// The larger half of a 95% interval around `p`, to one significant digit (`0.06%`, `3e-5`).
+fn half_width(p: f64, lo: f64, hi: f64) -> String {
+    let h = f64::max(hi - p, p - lo);
+    bloomlab::units::format_prob_sig(h, 1, h < 1e-4)
+}
+
 /// `t` or, when it is wider than `w`, `>` and the largest power of ten that fits (ns cells).
 fn fit_text(t: String, w: usize) -> String {
     if t.len() <= w {
@@ -170,14 +186,12 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
                 // the textbook formula of their m and k).
                 let theory = m.theory.model;
                 let [lo, hi] = m.fpr_ci95;
+                // The digits the interval supports; the half-width to one digit.
+                let (rate, lo_t, hi_t) = fmt::measured(m.fpr, lo, hi, c1);
                 let ci = if wide {
-                    let r = |p| if c1 { fit(p, 10, true) } else { fmt::prob(p) };
-                    format!("{}–{}", r(lo), r(hi))
+                    format!("{lo_t}–{hi_t}")
                 } else {
-                    format!(
-                        "±{}",
-                        fit(f64::max(hi - m.fpr, m.fpr - lo), ci_w - 1, false)
-                    )
+                    format!("±{}", half_width(m.fpr, lo, hi))
                 };
                 Line::from(vec![
                     Span::styled(name, bold()),
@@ -187,7 +201,10 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
                         fmt::bytes(m.bytes as f64)
                     )),
                     Span::styled(
-                        format!("{:>fp_w$}", fit(m.fpr, fp_w, c1)),
+                        format!(
+                            "{:>fp_w$}",
+                            fit_text_or(rate, fp_w, || fit(m.fpr, fp_w, c1))
+                        ),
                         bold().fg(MEASURED),
                     ),
                     Span::raw(format!(
@@ -292,12 +309,12 @@ fn peer_rows(s: &State, lines: &mut Vec<Line<'_>>) {
                         fmt::bytes(r.bytes as f64)
                     )),
                     Span::styled(
-                        format!("{:>8}", fit(fpr, 8, s.one_in_n)),
+                        format!("{:>8}", peer_rate(fpr, lo, hi, s.one_in_n)),
                         bold().fg(MEASURED),
                     ),
                     Span::raw(format!(
                         " {:>9} {:>5} {:>5}",
-                        format!("±{}", fit(f64::max(hi - fpr, fpr - lo), 8, false)),
+                        format!("±{}", half_width(fpr, lo, hi)),
                         fit_text(fmt::ns(r.insert.median), 5),
                         fit_text(fmt::ns(r.query.median), 5),
                     )),
@@ -447,7 +464,10 @@ mod tests {
             ..MeasureConfig::new(spec, job.keys)
         };
         let mut m = measure(&cfg, &Control::default()).unwrap();
-        let fpr = m.fpr;
+        // The rate as the row prints it: the digits its interval supports.
+        let [lo, hi] = m.fpr_ci95;
+        let raw = m.fpr;
+        let fpr = crate::tui::fmt::measured(raw, lo, hi, false).0;
         // Timings as the shared machine gives them: a mean pulled up by one slow chunk; the
         // table shows the median, and v the range.
         m.ns_per_query = 77.0;
@@ -484,7 +504,7 @@ mod tests {
             let std = line_with(&t, "standard ").unwrap();
             // 9,585 bits → 150 words = 1,200 bytes = 9.60 bits per key.
             assert!(std.contains("9.60") && std.contains("1.20 kB"), "{std}");
-            assert!(std.contains(&crate::tui::fmt::prob(fpr)), "{std}");
+            assert!(std.contains(&format!(" {fpr} ")), "{fpr}: {std}");
             assert!(std.contains(" no   no"), "{std}");
             let failed = FilterKind::ALL.len() - 1;
             assert_eq!(t.matches("failed: out of memory").count(), failed, "{t}");
@@ -498,12 +518,15 @@ mod tests {
         let t = render_text(&s, 80, 24);
         let std = line_with(&t, "standard ").unwrap();
         // The measured rate and the theory (1.004%) as 1 in N, "1/N" where "1 in" is too wide.
-        let one = super::fit(fpr, 8, true);
-        assert!(one.starts_with("1/") && std.contains(&one), "{std}");
+        let one = super::fit_text_or(crate::tui::fmt::measured(raw, lo, hi, true).0, 8, || {
+            super::fit(raw, 8, true)
+        });
+        assert!(std.contains(&one), "{one}: {std}");
         assert!(std.contains("1/99.6"), "{std}");
         let wide = render_text(&s, 140, 40);
         let row = line_with(&wide, "standard ").unwrap();
-        assert!(row.contains(&crate::tui::fmt::rate(fpr, true)), "{row}");
+        let one = crate::tui::fmt::measured(raw, lo, hi, true).0;
+        assert!(row.contains(&one), "{one}: {row}");
         s.one_in_n = false;
         let t = render_text(&s, 80, 24);
         let std = line_with(&t, "standard ").unwrap();
@@ -580,7 +603,10 @@ mod tests {
                 row.contains(&crate::tui::fmt::bytes(r.bytes as f64)),
                 "{row}"
             );
-            assert!(row.contains(&super::fit(r.fpr(), 8, false)), "{row}");
+            let (lo, hi) =
+                bloomlab::stats::wilson(r.false_positives, r.queries, bloomlab::stats::Z95);
+            let rate = super::peer_rate(r.fpr(), lo, hi, false);
+            assert!(row.contains(&rate), "{row}");
             assert!(row.ends_with('│'), "{row}");
         }
         // fastbloom at 1%: about 10 bits per key.
@@ -703,7 +729,11 @@ mod tests {
             assert!(v < b, "{line}");
         }
         let cuckoo = line_with(table, "cuckoo ").unwrap();
-        assert!(cuckoo.contains(" 0.08930% ±6.049e-5 0.0931% "), "{cuckoo}");
+        // 0.0893% ± 0.00605%: two digits, the half-width to one.
+        assert!(
+            cuckoo.contains(" 0.089% ") && cuckoo.contains(" ±6e-5 0.0931% "),
+            "{cuckoo}"
+        );
         assert!(
             bars.contains("HashSet") && bars.contains("18.45 kB*"),
             "{t}"

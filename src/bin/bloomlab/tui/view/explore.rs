@@ -224,11 +224,14 @@ fn draw_numbers(f: &mut Frame<'_>, e: &Explore, d: &Design, one_in: bool, area: 
         bytes.map(|b| b as f64 * 8.0 / d.n as f64)
     };
     if let Some(bpk) = bpk {
+        let over = if d.lower_bound > 0.0 {
+            format!("+{:.0}%", (bpk / d.lower_bound - 1.0) * 100.0)
+        } else {
+            "n/a".into()
+        };
         lines.push(Line::from(format!(
-            "bits/key {:.3}  bound {:.2} (+{:.0}%)",
-            bpk,
-            d.lower_bound,
-            (bpk / d.lower_bound - 1.0) * 100.0
+            "bits/key {:.3}  bound {:.2} ({over})",
+            bpk, d.lower_bound
         )));
     }
     lines.push(Line::from(vec![
@@ -353,10 +356,11 @@ fn draw_details(f: &mut Frame<'_>, e: &Explore, area: Rect) {
 /// The measured rate and what its 95% interval covers: one filter's queries (Wilson), or the
 /// design over several independently seeded filters (Student's t over their rates).
 fn measured_lines(r: &ExploreRun, one_in: bool, lines: &mut Vec<Line<'_>>) {
-    let rate = |p| fmt::rate(p, one_in);
     let t = r.instances;
     match (r.fpr(), &r.status) {
         (Some((fpr, lo, hi)), _) => {
+            // The digits the interval supports.
+            let (fpr, lo, hi) = fmt::measured(fpr, lo, hi, one_in);
             let what = if t > 1 {
                 format!(" over {t} filters")
             } else {
@@ -364,7 +368,7 @@ fn measured_lines(r: &ExploreRun, one_in: bool, lines: &mut Vec<Line<'_>>) {
             };
             lines.push(Line::from(vec![
                 Span::raw("measured     "),
-                Span::styled(rate(fpr), bold().fg(MEASURED)),
+                Span::styled(fpr, bold().fg(MEASURED)),
                 Span::raw(what),
             ]));
             let covers = if t > 1 {
@@ -372,11 +376,7 @@ fn measured_lines(r: &ExploreRun, one_in: bool, lines: &mut Vec<Line<'_>>) {
             } else {
                 " one filter".into()
             };
-            lines.push(Line::from(format!(
-                "  95% [{}, {}]{covers}",
-                rate(lo),
-                rate(hi)
-            )));
+            lines.push(Line::from(format!("  95% [{lo}, {hi}]{covers}")));
         }
         (None, RunStatus::Refused(_)) => lines.push(Line::from(Span::styled(
             "measured     refused (see status)",
@@ -886,9 +886,10 @@ mod tests {
             }),
         );
         let t = render_text(&s, 120, 40);
-        has(&t, "measured     1.004% of 1M q");
+        // 10,040 of 10^6 (Wilson 0.9846% to 1.024%): three digits.
+        has(&t, "measured     1.00% of 1M q");
         // Wilson 95% interval for 10,040 of 1,000,000.
-        has(&t, "95% [0.9846%, 1.024%] one filter");
+        has(&t, "95% [0.985%, 1.02%] one filter");
         // 4,967,000 / 9,585,058 = 0.5182 against 1 − e^(−7/9.585) = 0.5182; no cell is off.
         has(&t, "fill 0.5182 · 1−e^(−kn/m) 0.5182");
         has(&t, "· 0 of 432 cells off >4σ");
@@ -1237,9 +1238,9 @@ mod tests {
         // Mean (8·0.0178 + 7·0.0625 + 0.178)/16 = 0.04737; t(15) = 2.131 standard errors.
         assert!((mean - 0.047_369).abs() < 1e-5, "{mean}");
         let t = render_text(&s, 80, 24);
-        use crate::tui::fmt::prob;
-        has(&t, &format!("measured     {} over 16 filters", prob(mean)));
-        has(&t, &format!("95% [{}, {}] 160k q", prob(lo), prob(hi)));
+        let (mean, lo, hi) = crate::tui::fmt::measured(mean, lo, hi, false);
+        has(&t, &format!("measured     {mean} over 16 filters"));
+        has(&t, &format!("95% [{lo}, {hi}] 160k q"));
         assert!(!t.contains("one filter"), "{t}");
         eprintln!("mean {mean} [{lo}, {hi}]");
     }

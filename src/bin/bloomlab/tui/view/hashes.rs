@@ -47,7 +47,8 @@ fn cell_text(r: &HashResult, metric: HashMetric, width: usize) -> (String, bool)
     match metric {
         HashMetric::Fpr => {
             let ratio = r.m.theory.exact.map_or(f64::NAN, |e| r.m.fpr / e);
-            let both = format!("{} ×{ratio:.2}", fmt::prob(r.m.fpr));
+            let [lo, hi] = r.m.fpr_ci95;
+            let both = format!("{} ×{ratio:.2}", fmt::measured(r.m.fpr, lo, hi, false).0);
             let text = if both.chars().count() <= width {
                 both
             } else {
@@ -193,18 +194,12 @@ fn draw_detail(f: &mut Frame<'_>, h: &Hashes, area: Rect) {
     let m = &r.m;
     let exact = m.theory.exact.unwrap_or(f64::NAN);
     let uniform = r.chi2_p >= NON_UNIFORM;
+    let (fpr, lo, hi) = fmt::measured(m.fpr, m.fpr_ci95[0], m.fpr_ci95[1], false);
     let lines = vec![
         Line::from(vec![
             Span::raw("FPR "),
-            Span::styled(
-                fmt::prob(m.fpr),
-                bold().fg(if fpr_bad(r) { BAD } else { MEASURED }),
-            ),
-            Span::raw(format!(
-                " [{}, {}]",
-                fmt::prob(m.fpr_ci95[0]),
-                fmt::prob(m.fpr_ci95[1])
-            )),
+            Span::styled(fpr, bold().fg(if fpr_bad(r) { BAD } else { MEASURED })),
+            Span::raw(format!(" [{lo}, {hi}]")),
         ]),
         Line::from(format!(
             "exact {} · ratio {:.2}",

@@ -118,6 +118,10 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
                 "a b c",
                 "answer the question (a right answer marks the lesson done)",
             ),
+            (
+                "PgUp PgDn",
+                "scroll the reason, where the screen is too small to show all of it",
+            ),
         ],
     ),
     (

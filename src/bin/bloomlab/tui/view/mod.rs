@@ -147,8 +147,8 @@ fn hints(s: &State) -> (&'static str, &'static str) {
             "Enter type a ins c chk d del ←→ m±8 +- m±1 ↑↓ k m cnt x clr p load q quit",
         ),
         Tab::Lessons => (
-            "↑↓ lesson  ←→ change the setting  a b c answer  Tab screen  ? help  q quit",
-            "↑↓ lesson  ←→ change the setting  a b c answer  ? help  q quit",
+            "↑↓ lesson  ←→ change the setting  a b c answer  PgUp/PgDn reason  Tab screen  ? help  q quit",
+            "↑↓ lesson  ←→ setting  a b c answer  PgDn reason  ? help  q quit",
         ),
         Tab::Tradeoffs => (
             "↑↓ setting  ←→/+- change  PgUp/PgDn ×8 or ×10³  s static kinds  d deletes  o 1 in N  Tab screen  ? help  q quit",

@@ -45,7 +45,11 @@ pub(super) fn rate_lines(w: &crate::tui::state::Walk) -> Vec<Line<'static>> {
                 "FPR classic {} · exact {exact} · measured ",
                 fmt::prob(theory::fpr_classic(m, n, k))
             )),
-            Span::styled(fmt::prob(w.measured_rate()), bold().fg(MEASURED)),
+            // The digits its 95% interval supports.
+            Span::styled(
+                bloomlab::stats::RateText::wilson(w.measured_fp, WALK_QUERIES).rate,
+                bold().fg(MEASURED),
+            ),
             Span::raw(format!(
                 " ({}/{})",
                 fmt::int(w.measured_fp),
