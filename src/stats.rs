@@ -163,6 +163,31 @@ pub fn chi_square_uniform(counts: &[u64]) -> (f64, f64) {
     (stat, p)
 }
 
+/// `P(|Z| > z)` for a standard normal Z: `erfc(|z|/√2)`.
+///
+/// ```
+/// let p = bloomlab::stats::normal_two_sided(1.959_963_984_540_054);
+/// assert!((p - 0.05).abs() < 1e-9);
+/// ```
+#[must_use]
+pub fn normal_two_sided(z: f64) -> f64 {
+    statrs::function::erf::erfc(z.abs() / std::f64::consts::SQRT_2)
+}
+
+/// The chance that at least one of `tests` independent comparisons, each accepted at
+/// `|z| ≤ z_max`, fails when nothing is wrong: `1 − (1 − P(|Z| > z_max))^tests`.
+///
+/// ```
+/// let p = bloomlab::stats::family_false_alarm(3.0, 10);
+/// assert!((p - 0.02666).abs() < 1e-4, "{p}");
+/// ```
+#[must_use]
+pub fn family_false_alarm(z_max: f64, tests: u32) -> f64 {
+    let one = normal_two_sided(z_max);
+    // 1 − (1 − one)^tests without cancellation for tiny `one`.
+    -(f64::from(tests) * (-one).ln_1p()).exp_m1()
+}
+
 /// A measured rate printed with the digits its 95% interval supports: the one rule the CLI and
 /// the workbench use for every measured rate (`measure`, the lessons, Explore, Compare).
 ///

@@ -15,6 +15,7 @@
 //! | `scenarios` | each `[[scenarios]]` (n, p, keys) × each filter, measured | — |
 //! | `estimators` | count / union / intersection estimates of two filters against the truth | `fill` |
 //! | `choose` | each `[[workloads]]` as `bloomlab choose`: candidates measured, ranked by expected cost | — |
+//! | `literature` | each `[[points]]`: a published number reproduced, with its z-score and verdict | — |
 //!
 //! Errors in a spec name the file, the line, the column and the field
 //! (`experiments/x.toml:12:7: sweep.var: unknown variant ...`), from the TOML parser's spans; a
@@ -23,6 +24,8 @@
 
 mod chart;
 pub mod curves;
+mod entry;
+pub mod published;
 
 pub mod runners;
 mod source;
@@ -233,30 +236,7 @@ impl Experiment {
                         if let Some(st) = st {
                             spec.strategy = *st;
                         }
-                        if let Some(seed) = e.seed {
-                            spec.seed = seed;
-                        }
-                        if let Some(n) = e.n {
-                            spec.n = n;
-                        }
-                        spec.p = e.p;
-                        spec.m = e.m;
-                        spec.k = e.k;
-                        if let Some(f) = e.fingerprint_bits {
-                            spec.fingerprint_bits = f;
-                        }
-                        if let Some(g) = e.growth {
-                            spec.growth = g;
-                        }
-                        if let Some(t) = e.tightening {
-                            spec.tightening = t;
-                        }
-                        if let Some(ns) = e.nonscaling {
-                            spec.nonscaling = ns;
-                        }
-                        if let Some(a) = e.arity {
-                            spec.arity = a;
-                        }
+                        e.apply_to(&mut spec);
                         out.push(SeriesDef {
                             label: e.label.clone().unwrap_or_default(),
                             entry: i,
@@ -280,8 +260,11 @@ impl Experiment {
             csv: base.with_extension("csv"),
             svg: base.with_extension("svg"),
             png: base.with_extension("png"),
-            md: matches!(self.spec.runner, RunnerKind::Scenarios | RunnerKind::Choose)
-                .then(|| base.with_extension("md")),
+            md: matches!(
+                self.spec.runner,
+                RunnerKind::Scenarios | RunnerKind::Choose | RunnerKind::Literature
+            )
+            .then(|| base.with_extension("md")),
         }
     }
 
@@ -335,6 +318,7 @@ impl Experiment {
             rows: out.table.rows.len(),
             skipped: out.skipped,
             summary: out.summary,
+            failures: out.failures,
         })
     }
 }
@@ -387,6 +371,9 @@ pub struct RunReport {
     pub skipped: Vec<(String, String)>,
     /// Lines summarising the result.
     pub summary: Vec<String>,
+    /// Checks the run made that failed (the literature runner: a published number bloomlab no
+    /// longer reproduces). The files are written; the command exits with status 4.
+    pub failures: Vec<String>,
 }
 
 /// Progress reporting (the CLI shows a bar with ETA; the library calls these).

@@ -1,7 +1,8 @@
 //! The spec types: what an `experiments/*.toml` file deserialises into. Checking the values is
 //! [`super::validate`]'s job; running them is [`super::runners`]'.
 
-use crate::filter::FilterKind;
+pub use super::entry::FilterEntry;
+use super::published::{LiteratureParams, PublishedPoint};
 use crate::hash::{HashId, StrategyId};
 use crate::plot::{Format, Legend, Scale};
 use crate::spec::FilterSpec;
@@ -35,6 +36,8 @@ pub enum RunnerKind {
     /// `bloomlab choose` for each `[[workloads]]` entry: candidates measured, ranked by
     /// expected cost per query ([`crate::choose`]).
     Choose,
+    /// Published numbers (`[[points]]`), each reproduced and tested ([`super::published`]).
+    Literature,
 }
 
 impl RunnerKind {
@@ -51,6 +54,7 @@ impl RunnerKind {
             RunnerKind::SpaceFpr => "space-fpr",
             RunnerKind::Estimators => "estimators",
             RunnerKind::Choose => "choose",
+            RunnerKind::Literature => "literature",
         }
     }
 
@@ -65,7 +69,10 @@ impl RunnerKind {
             RunnerKind::RemoveFp => &[V::Removals],
             RunnerKind::SpaceFpr => &[V::P],
             RunnerKind::Estimators => &[V::Fill],
-            RunnerKind::HashQuality | RunnerKind::Scenarios | RunnerKind::Choose => &[],
+            RunnerKind::HashQuality
+            | RunnerKind::Scenarios
+            | RunnerKind::Choose
+            | RunnerKind::Literature => &[],
         }
     }
 }
@@ -206,60 +213,6 @@ impl Sweep {
         }
         out
     }
-}
-
-/// One `[[filters]]` entry: a filter description; unset fields take [`FilterSpec`]'s defaults.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FilterEntry {
-    /// Legend label (default: built from what differs between series).
-    #[serde(default)]
-    pub label: Option<String>,
-    /// Filter kind.
-    pub kind: FilterKind,
-    /// Hash (default: the spec's `hashes`, else xxh3).
-    #[serde(default)]
-    pub hash: Option<HashId>,
-    /// Strategy (default: the spec's `strategies`, else enhanced-double).
-    #[serde(default)]
-    pub strategy: Option<StrategyId>,
-    /// Hash seed.
-    #[serde(default)]
-    pub seed: Option<u64>,
-    /// Design capacity.
-    #[serde(default)]
-    pub n: Option<u64>,
-    /// Target false-positive rate.
-    #[serde(default)]
-    pub p: Option<f64>,
-    /// Bits (counters for `counting`).
-    #[serde(default)]
-    pub m: Option<u64>,
-    /// Hash functions.
-    #[serde(default)]
-    pub k: Option<u32>,
-    /// m = bits_per_key × n (instead of p or m).
-    #[serde(default)]
-    pub bits_per_key: Option<f64>,
-    /// Cuckoo fingerprint bits.
-    #[serde(default)]
-    pub fingerprint_bits: Option<u32>,
-    /// Scalable growth factor s.
-    #[serde(default)]
-    pub growth: Option<f64>,
-    /// Scalable tightening ratio r.
-    #[serde(default)]
-    pub tightening: Option<f64>,
-    /// Scalable: refuse to grow.
-    #[serde(default)]
-    pub nonscaling: Option<bool>,
-    /// Binary fuse: slots per key, 3 (default) or 4.
-    #[serde(default)]
-    pub arity: Option<u32>,
-    /// space-fpr: a text written to the rows' `group` column, for panels to select on
-    /// (`filter = { group = "…" }`).
-    #[serde(default)]
-    pub group: Option<String>,
 }
 
 /// Reference structures for the memory runner.
@@ -740,6 +693,12 @@ pub struct ExperimentSpec {
     /// Reference curves.
     #[serde(default)]
     pub curves: Vec<CurveSpec>,
+    /// Published points (literature runner).
+    #[serde(default)]
+    pub points: Vec<Spanned<PublishedPoint>>,
+    /// The literature runner's test.
+    #[serde(default)]
+    pub literature: Option<LiteratureParams>,
     /// `--quick` overrides.
     #[serde(default)]
     pub quick: Option<Quick>,

@@ -197,6 +197,10 @@ impl Experiment {
             }
         } else if !s.workloads.is_empty() {
             return Err(self.err_at("workloads", "only the choose runner uses workloads"));
+        } else if s.runner == RunnerKind::Literature {
+            self.check_literature()?;
+        } else if !s.points.is_empty() || s.literature.is_some() {
+            return Err(self.err_at("points", "only the literature runner uses points"));
         } else if s.filters.is_empty() && !baselines_only {
             return Err(self.err_at("filters", "give at least one [[filters]] entry"));
         }
@@ -253,6 +257,68 @@ impl Experiment {
         }
         if s.plot.panels.is_empty() {
             return Err(self.err_at("plot.panels", "at least one [[plot.panels]]"));
+        }
+        Ok(())
+    }
+
+    /// The literature runner: its `[literature]` table and every point's filter, as building
+    /// it would check it.
+    fn check_literature(&self) -> Result<()> {
+        use super::published::{Expect, Quantity};
+        let s = &self.spec;
+        if !s.filters.is_empty() {
+            return Err(self.err_at("filters", "the literature runner builds its [[points]]"));
+        }
+        let Some(lit) = &s.literature else {
+            return Err(self.err_at("runner", "give a [literature] table (z_max, guava_vectors)"));
+        };
+        if !(lit.z_max > 0.0 && lit.z_max.is_finite()) {
+            return Err(self.err_at("literature.z_max", "a positive number"));
+        }
+        if s.points.is_empty() {
+            return Err(self.err_at("points", "give at least one [[points]] entry"));
+        }
+        for (i, sp) in s.points.iter().enumerate() {
+            let p = sp.get_ref();
+            let table = format!("points[{i}]");
+            let guava = matches!(
+                p.quantity,
+                Quantity::GuavaFalsePositives | Quantity::GuavaSizing
+            );
+            let needs_number = !(guava && p.published == "vector");
+            if needs_number && runners::parse_published(&p.published).is_none() {
+                return Err(self.err_at(&format!("{table}.published"), "a figure with a number"));
+            }
+            if guava != p.guava.is_some() {
+                return Err(self.err_at(
+                    &table,
+                    "guava = { strategy, n, p } exactly for the guava-* quantities",
+                ));
+            }
+            if (p.quantity == Quantity::None) != (p.expect == Expect::CannotConfigure) {
+                return Err(self.err_at(
+                    &format!("{table}.quantity"),
+                    "quantity = \"none\" exactly for expect = \"cannot-configure\" rows",
+                ));
+            }
+            if p.bits_resolution.is_some()
+                && p.filter.as_ref().map(|f| f.kind) != Some(crate::filter::FilterKind::SplitBlock)
+            {
+                return Err(self.err_at(
+                    &format!("{table}.bits_resolution"),
+                    "only for split-block points (the slack comes from the split-block model)",
+                ));
+            }
+            if p.tolerance.is_some() != p.tolerance_why.is_some() {
+                return Err(self.err_at(&table, "a tolerance needs its tolerance_why"));
+            }
+            let cfg = runners::literature_config(self, p)
+                .map_err(|e| self.err_span(sp, &table, bloomlab_valid(&e)))?;
+            if let Some(c) = cfg
+                && let Err((e, field)) = check_point(&c.spec, c.inserted.unwrap_or(c.spec.n))
+            {
+                return Err(self.err_at(&format!("{table}.filter.{field}"), e.to_string()));
+            }
         }
         Ok(())
     }

@@ -39,6 +39,11 @@ pub enum Inner {
     Classic,
     /// The exact rate of a B-bit filter with i items (Bose et al. 2008), see [`crate::theory::fpr_exact`].
     Exact,
+    /// The binomial-fill form `(1 − (1 − 1/B)^(ik))^k` ([`crate::theory::fpr_bloom`]): exact
+    /// expected fill, probes treated as independent of it. Between the other two for B = 512;
+    /// kept to show which inner formula a published figure used (RocksDB's, see
+    /// `experiments/literature.toml`).
+    Bloom,
 }
 
 /// The loads `[lo, hi]` that [`poisson_mixture`] sums over for mean λ.
@@ -245,6 +250,7 @@ pub fn fpr_blocked_with(m: u64, n: u64, k: u32, block_bits: u64, inner: Inner) -
     }
     match inner {
         Inner::Classic => poisson_mixture(lambda, |i| inner_classic(block_bits, i, k)),
+        Inner::Bloom => poisson_mixture(lambda, |i| super::fpr_bloom(block_bits, i, k)),
         Inner::Exact if block_bits == BLOCK_BITS && (1..=super::MAX_K).contains(&k) => {
             let (lo, hi) = poisson_window(lambda);
             if lo > EXACT_MAX_ITEMS {

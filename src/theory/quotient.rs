@@ -123,6 +123,28 @@ pub fn bits_per_key(r: u32, alpha: f64) -> f64 {
     f64::from(r + METADATA_BITS) / alpha
 }
 
+/// Bytes of a counting quotient filter (Pandey et al. 2017, §3–4) with `2^q` nominal slots and
+/// r-bit remainders, as its reference code allocates them (`splatlab/cqf` and FastFilter's copy,
+/// `FastFilter/fastfilter_cpp` `src/gqf.c` `qf_init` and `src/gqf_int.h` at commit
+/// `1ab293dc673f9d3086b24ba69a8819e27e1940da`): `2^q + 10·√(2^q)` slots rounded up to blocks of
+/// 64, each block an 8-bit offset, 64 occupieds bits, 64 runends bits and 64 remainders. That is
+/// `2.125 + r` bits per slot against this crate's `3 + r` ([`METADATA_BITS`]).
+///
+/// ```
+/// use bloomlab::theory::quotient::cqf_bytes;
+/// // FastFilter's CQF row: 2^24 slots, r = 8: 262,784 blocks of 81 bytes = 17.03 bits per item
+/// // at n = 10^7.
+/// assert_eq!(cqf_bytes(24, 8), 21_285_504);
+/// assert!((cqf_bytes(24, 8) as f64 * 8.0 / 1e7 - 17.03).abs() < 0.005);
+/// ```
+#[must_use]
+pub fn cqf_bytes(q: u32, r: u32) -> u64 {
+    let nslots = 1u64 << q.min(MAX_QUOTIENT_BITS);
+    let xnslots = nslots + (10.0 * (nslots as f64).sqrt()) as u64;
+    let blocks = xnslots.div_ceil(64);
+    blocks * (1 + 8 + 8 + 8 * u64::from(r))
+}
+
 /// The information-theoretic lower bound, `log2(1/ε)` bits per item.
 #[must_use]
 pub fn lower_bound_bits(eps: f64) -> f64 {

@@ -248,6 +248,77 @@ public final class GenVectors {
         ABSENT_QUERIES);
   }
 
+  // ---------------------------------------------------------------- literature vectors
+
+  // Keys of Guava's BloomFilterTest known-false-positive tests: the decimal strings of i.
+  static String decimal(int i) {
+    return Integer.toString(i);
+  }
+
+  // What `bloomlab run experiments/literature.toml` compares with (tests/guava/vectors/literature.csv):
+  // create's bit size and k for a few (n, p), and the false positives of Guava's own
+  // BloomFilterTest (testBasic-style known false positives): create(funnel, 10^6, 0.03, strategy),
+  // insert "0", "2", ..., "1999998", count how many of "1", "3", ..., "1999999" the filter
+  // reports, and list those below 900.
+  static void literatureVectors(Path out, Method create, Method bitSize, Object[] strategies)
+      throws Exception {
+    StringBuilder w = new StringBuilder();
+    w.append("# Guava 31.1 (real Guava, written by tests/guava/GenVectors.java), for experiments/literature.toml\n");
+    w.append("# sizing: BloomFilter.create(funnel, n, p, strategy): bitSize() and the number of hash functions\n");
+    w.append("# fp: insert the decimal strings 0, 2, ..., 2n-2 and query 1, 3, ..., 2n-1 (BloomFilterTest's known false positives);\n");
+    w.append("#     funnel unencoded_chars = Funnels.unencodedCharsFunnel() (UTF-16LE), utf8 = Funnels.stringFunnel(UTF_8)\n");
+    w.append("row,strategy,funnel,n,p,bit_size,hashes,queried,false_positives,false_positives_below_900\n");
+    String[] names = {"mitz32", "mitz64"};
+    double[][] sizing = {{1_000_000, 0.03}, {1_000_000, 0.01}, {10_000_000, 0.01}, {10_000_000, 0.001}};
+    for (double[] c : sizing) {
+      for (int s = 0; s < 2; s++) {
+        @SuppressWarnings("unchecked")
+        BloomFilter<CharSequence> bf =
+            (BloomFilter<CharSequence>)
+                create.invoke(null, Funnels.unencodedCharsFunnel(), (long) c[0], c[1], strategies[s]);
+        long bits = (Long) bitSize.invoke(bf);
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        bf.writeTo(bytes);
+        int k = bytes.toByteArray()[1] & 0xff;
+        w.append(String.format("sizing,%s,-,%d,%s,%d,%d,0,0,%n", names[s], (long) c[0], Double.toString(c[1]), bits, k));
+      }
+    }
+    Object[][] fp = {{0, "unencoded_chars"}, {1, "unencoded_chars"}, {1, "utf8"}};
+    int n = 1_000_000;
+    for (Object[] c : fp) {
+      int s = (Integer) c[0];
+      boolean utf8 = c[1].equals("utf8");
+      Funnel<CharSequence> funnel =
+          utf8 ? Funnels.stringFunnel(StandardCharsets.UTF_8) : Funnels.unencodedCharsFunnel();
+      @SuppressWarnings("unchecked")
+      BloomFilter<CharSequence> bf =
+          (BloomFilter<CharSequence>) create.invoke(null, funnel, (long) n, 0.03, strategies[s]);
+      for (int i = 0; i < 2 * n; i += 2) {
+        bf.put(decimal(i));
+      }
+      for (int i = 0; i < 2 * n; i += 2) {
+        check(bf.mightContain(decimal(i)), "no false negative");
+      }
+      int count = 0;
+      StringBuilder below = new StringBuilder();
+      for (int i = 1; i < 2 * n; i += 2) {
+        if (bf.mightContain(decimal(i))) {
+          count++;
+          if (i < 900) {
+            below.append(below.length() == 0 ? "" : " ").append(i);
+          }
+        }
+      }
+      long bits = (Long) bitSize.invoke(bf);
+      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+      bf.writeTo(bytes);
+      int k = bytes.toByteArray()[1] & 0xff;
+      w.append(String.format("fp,%s,%s,%d,0.03,%d,%d,%d,%d,%s%n", names[s], c[1], n, bits, k, n, count, below));
+      System.out.printf("literature: %s %s false positives %d of %d%n", names[s], c[1], count, n);
+    }
+    Files.write(out, w.toString().getBytes(StandardCharsets.UTF_8));
+  }
+
   public static void main(String[] args) throws Exception {
     Path dir = Paths.get(args.length > 0 ? args[0] : "tests/guava/vectors");
     Files.createDirectories(dir);
@@ -298,5 +369,6 @@ public final class GenVectors {
       }
     }
     System.out.println("filters: " + generated + ", queries: " + totalQueries);
+    literatureVectors(dir.resolve("literature.csv"), create, bitSize, strategies);
   }
 }

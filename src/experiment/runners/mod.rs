@@ -9,12 +9,16 @@ pub(crate) mod choose;
 mod estimators;
 mod fill;
 mod hash_quality;
+mod literature;
+mod literature_explain;
 mod memory;
 mod remove_fp;
 mod scenarios;
 mod space_fpr;
 mod sweep;
 
+pub(crate) use literature::point_config as literature_config;
+pub(crate) use literature_explain::parse_published;
 pub use memory::{hashset_buckets, hashset_table_bytes};
 
 use super::curves;
@@ -40,6 +44,8 @@ pub struct RunOutput {
     pub markdown: Option<String>,
     /// Summary lines.
     pub summary: Vec<String>,
+    /// Failed checks (see [`super::RunReport::failures`]).
+    pub failures: Vec<String>,
 }
 
 /// Run an experiment's runner.
@@ -57,6 +63,7 @@ pub fn run(exp: &Experiment, progress: &dyn Progress) -> Result<RunOutput> {
         RunnerKind::SpaceFpr => space_fpr::run(exp, progress),
         RunnerKind::Estimators => estimators::run(exp, progress),
         RunnerKind::Choose => choose::run(exp, progress),
+        RunnerKind::Literature => literature::run(exp, progress),
     }?;
     add_curves(exp, &mut out.table);
     Ok(out)

@@ -110,7 +110,8 @@ pub(super) fn run(exp: &Experiment, progress: &dyn Progress) -> Result<RunOutput
     Ok(out)
 }
 
-fn thousands(v: u64) -> String {
+/// A count with thousands separators: 1234567 → "1,234,567".
+pub(super) fn thousands(v: u64) -> String {
     let s = v.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {

@@ -67,7 +67,9 @@ fn io(path: &std::path::Path, e: std::io::Error) -> Error {
 /// Run the command: exit status 0 when every experiment ran. Each error is printed once: a spec
 /// that does not parse (then nothing runs), or each experiment that failed (the others still
 /// run; the last line names the failed ones); the status is then the highest of their errors'
-/// (2 bad input, 3 a runtime failure: see `bloomlab --help`).
+/// (2 bad input, 3 a runtime failure: see `bloomlab --help`), and 4 when an experiment ran and
+/// found a failed check (the literature runner: a published number bloomlab no longer
+/// reproduces; the files are written).
 pub fn run(args: &Args) -> ExitCode {
     let mut failed = 0;
     let code = super::out::finish_status(run_all(args).map(|f| failed = f));
@@ -75,7 +77,7 @@ pub fn run(args: &Args) -> ExitCode {
 }
 
 /// Run everything; `Ok(status)` with the highest exit status of the experiments that failed
-/// (their errors already printed), 0 when none did.
+/// (their errors already printed) or 4 for a failed check, 0 when none did.
 ///
 /// # Errors
 /// A spec that does not parse, duplicate names, a failed replot: before or instead of runs.
@@ -155,6 +157,7 @@ pub fn run_all(args: &Args) -> Result<u8> {
         }
         return Ok(0);
     }
+    let mut checks_failed = Vec::new();
     for exp in &exps {
         let exp = if args.quick { exp.quick() } else { exp.clone() };
         if args.quick
@@ -202,6 +205,12 @@ pub fn run_all(args: &Args) -> Result<u8> {
                 for line in &rep.summary {
                     outln!("  {line}")?;
                 }
+                if !rep.failures.is_empty() {
+                    for f in &rep.failures {
+                        errln!("check failed: {}: {f}", exp.spec.name);
+                    }
+                    checks_failed.push(exp.spec.name.clone());
+                }
             }
             Err(e) => {
                 bar.0.abandon();
@@ -212,16 +221,22 @@ pub fn run_all(args: &Args) -> Result<u8> {
         }
     }
     outln!(
-        "{} experiment(s) in {:.1}s{}",
+        "{} experiment(s) in {:.1}s{}{}",
         exps.len(),
         start.elapsed().as_secs_f64(),
         if failed.is_empty() {
             String::new()
         } else {
             format!("; failed: {}", failed.join(", "))
+        },
+        if checks_failed.is_empty() {
+            String::new()
+        } else {
+            format!("; checks failed: {}", checks_failed.join(", "))
         }
     )?;
-    Ok(status)
+    // A failed check (exit status 4) ranks with the experiments' own statuses: the highest wins.
+    Ok(status.max(if checks_failed.is_empty() { 0 } else { 4 }))
 }
 
 fn e_dup(e: &Experiment) -> Error {
