@@ -5,7 +5,8 @@
 //! every subject in rotated order per round, medians of the rounds, ns per key. A third subject,
 //! a second bloomlab filter built the same way (the noise witness), is timed in the rotation too,
 //! and two query loops written here over the public API on the first bloomlab filter: the
-//! early-exit loop of `contains` before issue 44 (`for_each_index(.., |i| bits.get(i))`) and a
+//! early-exit loop `contains` runs (`for_each_index(.., |i| bits.get(i))`, here with k, m, hasher and
+//! bits taken out of the filter once) and a
 //! loop without an early exit (every probe loaded and ANDed).
 //!
 //! ```text
@@ -57,7 +58,7 @@ fn query_lab(f: &Lab, from: u64, to: u64) -> u64 {
         .sum()
 }
 
-/// The early-exit loop (`contains_item` before issue 44).
+/// The early-exit loop of `contains_item`, over the public API.
 #[inline(never)]
 fn query_lab_early(f: &Lab, from: u64, to: u64) -> u64 {
     let (bits, h, s, k) = (f.bit_vec(), f.hasher(), f.strategy(), f.k());
@@ -243,7 +244,7 @@ fn main() {
         "bloomlab standard (foldhash, enh-double-64)",
         "fastbloom 0.17 (foldhash)",
         "bloomlab standard, built again (witness)",
-        "bloomlab, early-exit loop (pre-issue-44 `contains`)",
+        "bloomlab, early-exit loop over the public API (`contains`' closure)",
         "bloomlab, all probes, no early exit",
     ];
     // Subject 3 and 4 query filter 0 with another loop (no insert of their own).
