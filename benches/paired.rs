@@ -269,6 +269,7 @@ const PANELS: [(&str, &[(&str, &str)]); 4] = [
         &[
             ("bloomlab-standard-sip13-64", "standard SipHash"),
             ("bloomlab-standard-foldhash-64", "standard foldhash"),
+            ("bloomlab-standard-foldhash-ed64", "standard foldhash ed64"),
             ("bloomlab-split-block-xxh3", "split-block xxh3"),
             ("bloomlab-blocked", "blocked xxh3"),
             ("bloomlab-blocked-foldhash", "blocked foldhash"),

@@ -49,6 +49,12 @@ pub fn headline_ratios() -> Vec<Ratio> {
                 le(1.0),
             ),
             (
+                "bloomlab-standard-foldhash-ed64 / fastbloom-foldhash (issue 44: foldhash; enhanced-double-64)",
+                (op, "bloomlab-standard-foldhash-ed64"),
+                (op, "fastbloom-foldhash"),
+                le(1.0),
+            ),
+            (
                 "bloomlab-standard-xxh3-64 (xxh3 64-bit, enhanced-double-64) / bloomlab-standard (xxh3-128, enhanced-double)",
                 (op, "bloomlab-standard-xxh3-64"),
                 (op, "bloomlab-standard"),

@@ -580,6 +580,11 @@ pub fn entries() -> Vec<Entry> {
         lab!("bloomlab-standard-foldhash-64", Both, |n, p| {
             StandardBloom::with_rate_and(n, p, Foldhash::with_seed(SEED as u64), RotateAdd64)
         }),
+        // Issue 44's configuration: foldhash with enhanced-double-64 (the strategy the issue's
+        // independent run used), against fastbloom-foldhash as well.
+        lab!("bloomlab-standard-foldhash-ed64", Both, |n, p| {
+            StandardBloom::with_rate_and(n, p, Foldhash::with_seed(SEED as u64), EnhancedDouble64)
+        }),
         // The default hash (xxh3, its 64-bit form) with enhanced-double-64.
         lab!("bloomlab-standard-xxh3-64", Both, |n, p| {
             StandardBloom::with_rate_and(n, p, Xxh3::default(), EnhancedDouble64)
