@@ -55,7 +55,8 @@ Exit status:
   2  bad input or usage: a flag, value, name, file or path given (fix the command)
   3  runtime or server failure: I/O on this machine (a full disk), Redis unreachable, timed
      out or out of memory, a filter lost on the server (retry later)
-  4  a run completed but found a correctness failure (a false negative)"
+  4  a run completed but found a correctness failure (a false negative in `redis`, a
+     failed check in `run`, e.g. a published number no longer reproduced)"
     };
 }
 
