@@ -270,18 +270,7 @@ fn fpr_outcome(
     o.lo = m.fpr_ci95[0];
     o.hi = m.fpr_ci95[1];
     o.model = Some(m.theory.model);
-    // bloomlab's standard error: binomial at the rate tested (one trial), or from the interval
-    // of the per-trial means (several).
-    let q = m.queries.max(1) as f64;
-    let ci_se = (m.fpr_ci95[1] - m.fpr_ci95[0]) / (2.0 * stats::Z95);
-    let se_at = |p: f64| {
-        if cfg.trials > 1 {
-            ci_se
-        } else {
-            (p * (1.0 - p) / q).sqrt()
-        }
-    };
-    let se_b = se_at(published);
+    let se_b = explain::measured_se(m, cfg, published);
     let se_p = pt
         .sample
         .map_or(0.0, |s| (published * (1.0 - published) / s as f64).sqrt());
@@ -325,7 +314,7 @@ fn fpr_outcome(
         ));
     }
     let model = m.theory.model;
-    let z_model = (m.fpr - model) / se_at(model);
+    let z_model = (m.fpr - model) / explain::measured_se(m, cfg, model);
     o.z_model = Some(z_model);
     let agrees = z.abs() <= z_max;
     match pt.expect {

@@ -424,14 +424,19 @@ fn join(v: &[u64]) -> String {
 // ---------------------------------------------------------------------------------------------
 // Derivations
 
-/// z of a measured rate against a model rate p (binomial at p, or the interval's σ).
-fn z_against(m: &Measurement, cfg: &MeasureConfig, p: f64) -> f64 {
-    let se = if cfg.trials > 1 {
+/// bloomlab's standard error for a measured rate tested against p: binomial at p (one trial),
+/// or from the interval of the per-trial means (several).
+pub(super) fn measured_se(m: &Measurement, cfg: &MeasureConfig, p: f64) -> f64 {
+    if cfg.trials > 1 {
         (m.fpr_ci95[1] - m.fpr_ci95[0]) / (2.0 * stats::Z95)
     } else {
         (p * (1.0 - p) / m.queries.max(1) as f64).sqrt()
-    };
-    (m.fpr - p) / se
+    }
+}
+
+/// z of a measured rate against a model rate p.
+fn z_against(m: &Measurement, cfg: &MeasureConfig, p: f64) -> f64 {
+    (m.fpr - p) / measured_se(m, cfg, p)
 }
 
 /// Add the point's explanation: its computed derivation, then its note.
