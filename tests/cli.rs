@@ -1,14 +1,9 @@
 //! The command line as a user meets it: outputs, JSON fields, and refusals of bad input.
 
-use std::process::{Command, Output, Stdio};
+mod common;
+use common::run;
 
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bloomlab"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("binary runs")
-}
+use std::process::Output;
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()

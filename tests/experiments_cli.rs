@@ -1,23 +1,10 @@
 //! `bloomlab run`: specs in, CSV + SVG + PNG out; bad specs refused with file, line and field.
 
+mod common;
+use common::{run, tmp};
+
 use bloomlab::experiment::Table;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bloomlab"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("binary runs")
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("bloomlab-run-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use std::path::Path;
 
 fn write(dir: &Path, name: &str, text: &str) -> String {
     let p = dir.join(name);
@@ -54,7 +41,7 @@ y_scale = "log"
 
 #[test]
 fn memory_experiment_measures_bytes_with_the_counting_allocator() {
-    let dir = tmp("mem");
+    let dir = tmp("run-mem");
     let spec = write(&dir, "mem.toml", MEMORY);
     let out = dir.join("out");
     let o = run(&["run", &spec, "--out", out.to_str().unwrap()]);
@@ -97,7 +84,7 @@ fn memory_experiment_measures_bytes_with_the_counting_allocator() {
 
 #[test]
 fn a_bad_spec_names_file_line_and_field_and_exits_2() {
-    let dir = tmp("bad");
+    let dir = tmp("run-bad");
     let spec = write(
         &dir,
         "bad.toml",
@@ -115,7 +102,7 @@ fn a_bad_spec_names_file_line_and_field_and_exits_2() {
 
 #[test]
 fn quick_shrinks_and_all_runs_a_directory() {
-    let dir = tmp("all");
+    let dir = tmp("run-all");
     let sweep = r#"
 name = "tiny"
 question = "?"

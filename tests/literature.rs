@@ -1,24 +1,11 @@
 //! The `literature` runner: published numbers reproduced, and a run that no longer reproduces
 //! one fails with exit status 4 (what `.ci/experiments-quick.sh` relies on).
 
+mod common;
+use common::{run, tmp};
+
 use bloomlab::experiment::Experiment;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bloomlab"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("binary runs")
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("bloomlab-lit-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use std::path::Path;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -65,7 +52,7 @@ y_label = "ratio"
 
 #[test]
 fn reproduced_numbers_pass_and_a_wrong_one_exits_4_naming_the_row() {
-    let dir = tmp("gate");
+    let dir = tmp("lit-gate");
     let good = dir.join("good.toml");
     std::fs::write(&good, spec("200,000", "0.82%")).unwrap();
     let out = dir.join("out");
