@@ -81,6 +81,8 @@ struct Template {
 
 const KEYS: &[u8] = b"key-0\nkey-1\nkey-2\nkey-3\n";
 const SQLITE: &[u8] = b"SQLite format 3\0\x10\0\x01\x01\0@  \0\0\0\x02 the user's data";
+/// A text file beside the SQLite database (the penetration demo's outputs, feature `redis`).
+#[cfg(feature = "redis")]
 const NOTES: &[u8] = b"my notes, not a database\n";
 /// The experiment tests/validation.rs runs too (well under a second with `--quick`).
 const TINY_SPEC: &[u8] = include_bytes!("../../../tests/data/tiny-spec.toml");
