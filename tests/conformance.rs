@@ -191,13 +191,15 @@ proptest! {
 /// So each (filter, size) is measured over 16 independently seeded instances, and the 95%
 /// interval is the Student-t interval of their mean, which covers both sources of variation.
 ///
-/// With ~24 such intervals about one is expected to miss its model by chance even when every
-/// model is right, so the test asserts what 95% coverage implies jointly: at most 4 misses
-/// (probability 0.7% for 24 correct models) and no model outside its 99.99% interval (a gross
-/// error anywhere fails at once).
+/// With c such intervals about c/20 are expected to miss their models by chance even when every
+/// model is right, so the test asserts what 95% coverage implies jointly: at most the number of
+/// misses that c correct models exceed with probability below 0.7% (the binomial (c, 0.05)
+/// tail: 4 for 24 intervals, 7 for 54), and no model outside its 99.99% interval (a gross error
+/// anywhere fails at once). The bound is computed from c, so adding a kind or a strategy keeps
+/// the same false-alarm rate.
 #[test]
 fn measured_fpr_matches_each_filters_own_model() {
-    use statrs::distribution::{ContinuousCDF, StudentsT};
+    use statrs::distribution::{ContinuousCDF, DiscreteCDF, StudentsT};
     let sizes = [1_000u64, 4_000, 16_000];
     let (trials, queries) = (16u64, 6_250u64);
     let t = StudentsT::new(0.0, 1.0, (trials - 1) as f64).unwrap();
@@ -248,8 +250,13 @@ fn measured_fpr_matches_each_filters_own_model() {
     eprintln!("{}", lines.join("\n"));
     eprintln!("{misses} of {checks} models outside their measured 95% interval");
     assert!(checks >= 3 * StrategyId::ALL.len() as u32);
+    let chance = statrs::distribution::Binomial::new(0.05, u64::from(checks)).unwrap();
+    let allowed = (0..=checks)
+        .find(|&c| chance.sf(u64::from(c)) < 0.007)
+        .unwrap();
+    eprintln!("allowed misses for {checks} intervals: {allowed}");
     assert!(
-        misses <= 4,
+        misses <= allowed,
         "{misses} of {checks} misses:\n{}",
         lines.join("\n")
     );

@@ -263,7 +263,12 @@ impl<H: ItemHasher, S: IndexStrategy> ScalableBloom<H, S> {
             StrategyId::EnhancedDouble | StrategyId::EnhancedDouble64 | StrategyId::RotateAdd64 => {
                 2.0
             }
-            StrategyId::Double | StrategyId::Guava32 | StrategyId::Guava64 => 6.0,
+            // partitioned: double hashing's positions, one per slice; given its bound, not
+            // measured separately on tiny layers.
+            StrategyId::Double
+            | StrategyId::Guava32
+            | StrategyId::Guava64
+            | StrategyId::Partitioned => 6.0,
         }
     }
 
@@ -278,7 +283,10 @@ impl<H: ItemHasher, S: IndexStrategy> ScalableBloom<H, S> {
             StrategyId::EnhancedDouble | StrategyId::EnhancedDouble64 | StrategyId::RotateAdd64 => {
                 1.0
             }
-            StrategyId::Double | StrategyId::Guava32 | StrategyId::Guava64 => 3.5,
+            StrategyId::Double
+            | StrategyId::Guava32
+            | StrategyId::Guava64
+            | StrategyId::Partitioned => 3.5,
         }
     }
 

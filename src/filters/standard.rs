@@ -407,9 +407,10 @@ impl<H: ItemHasher, S: IndexStrategy> StandardBloom<H, S> {
     /// - `guava32`, `guava64` reduce an m-independent value `% m`, and `(x mod m) mod m/2 =
     ///   x mod m/2`: bits j and j + m/2 fold into j (m/2 must still be whole 64-bit words, so m
     ///   a multiple of 128);
-    /// - `enhanced-double` reduces h1 and h2 to `[0, m)` first and adds modulo m, and
-    ///   `enhanced-double-64` steps by a unit that depends on ⌊log₂ m⌋: their positions in m/2
-    ///   bits are not a function of those in m bits, and they do not fold.
+    /// - `enhanced-double` reduces h1 and h2 to `[0, m)` first and adds modulo m,
+    ///   `enhanced-double-64` steps by a unit that depends on ⌊log₂ m⌋ and `partitioned`'s
+    ///   slices are ⌊m/k⌋ bits wide: their positions in m/2 bits are not a function of those in
+    ///   m bits, and they do not fold.
     ///
     /// ```
     /// use bloomlab::{Filter, StandardBloom};
@@ -498,7 +499,12 @@ impl<H: ItemHasher, S: IndexStrategy> Filter for StandardBloom<H, S> {
         self.k.get()
     }
     fn expected_fpr(&self) -> f64 {
-        theory::fpr_classic(self.bits.len(), self.len.get(), self.k.get())
+        let (m, n, k) = (self.bits.len(), self.len.get(), self.k.get());
+        if self.strategy.id() == StrategyId::Partitioned {
+            theory::fpr_partitioned(m, n, k)
+        } else {
+            theory::fpr_classic(m, n, k)
+        }
     }
     fn kind(&self) -> FilterKind {
         FilterKind::Standard

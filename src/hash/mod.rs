@@ -22,7 +22,7 @@ pub use key::{KeyMaterial, PersistHasher, key_fingerprint, key_material};
 pub(crate) use strategy::is_builtin;
 pub use strategy::{
     AnyStrategy, DoubleHashing, EnhancedDouble64, EnhancedDoubleHashing, Guava32, Guava64,
-    Independent, IndexStrategy, PersistStrategy, Prehash, RotateAdd64, reduce,
+    Independent, IndexStrategy, Partitioned, PersistStrategy, Prehash, RotateAdd64, reduce,
 };
 
 use crate::error::{Error, Result};
@@ -213,11 +213,13 @@ pub enum StrategyId {
     /// per position; fastbloom's form).
     #[serde(rename = "rotate-add-64")]
     RotateAdd64,
+    /// Partitioned: k slices of ⌊m/k⌋ bits, position i in slice i (always k distinct bits).
+    Partitioned,
 }
 
 impl StrategyId {
     /// All strategies, in display order.
-    pub const ALL: [StrategyId; 7] = [
+    pub const ALL: [StrategyId; 8] = [
         StrategyId::Double,
         StrategyId::EnhancedDouble,
         StrategyId::EnhancedDouble64,
@@ -225,6 +227,7 @@ impl StrategyId {
         StrategyId::Guava32,
         StrategyId::Guava64,
         StrategyId::RotateAdd64,
+        StrategyId::Partitioned,
     ];
 
     /// The public name.
@@ -238,6 +241,7 @@ impl StrategyId {
             StrategyId::Guava64 => "guava64",
             StrategyId::EnhancedDouble64 => "enhanced-double-64",
             StrategyId::RotateAdd64 => "rotate-add-64",
+            StrategyId::Partitioned => "partitioned",
         }
     }
 
@@ -260,6 +264,7 @@ impl StrategyId {
             StrategyId::Guava64 => 4,
             StrategyId::EnhancedDouble64 => 5,
             StrategyId::RotateAdd64 => 6,
+            StrategyId::Partitioned => 7,
         }
     }
 
@@ -275,6 +280,7 @@ impl StrategyId {
             4 => StrategyId::Guava64,
             5 => StrategyId::EnhancedDouble64,
             6 => StrategyId::RotateAdd64,
+            7 => StrategyId::Partitioned,
             _ => return None,
         })
     }
@@ -345,6 +351,7 @@ mod tests {
             (StrategyId::Guava64, 4),
             (StrategyId::EnhancedDouble64, 5),
             (StrategyId::RotateAdd64, 6),
+            (StrategyId::Partitioned, 7),
         ];
         assert_eq!(
             table.len(),

@@ -385,6 +385,44 @@ impl IndexStrategy for Independent {
     }
 }
 
+/// The partitioned layout (Kirsch & Mitzenmacher 2008, RSA 33(2), §2 "partition schemes";
+/// the slices of Almeida et al. 2007's scalable filters; Broder & Mitzenmacher 2004, §2.1):
+/// the m bits are k slices of `s = ⌊m/k⌋` bits and position i lies in slice i,
+/// `i·s + reduce(x_i, s)`, with `x_i = h1 + i·h2` in wrapping 64-bit arithmetic (`h2` odd, as
+/// in [`DoubleHashing`]). An item always sets k distinct bits, and each slice is a one-hash
+/// filter of s bits holding n items, so with independent positions the rate is exactly
+/// `(1 − (1 − 1/s)^n)^k` ([`crate::theory::fpr_partitioned`]), slightly above the standard
+/// layout's at the same m and k. The `m − k·s < k` bits past the last slice stay unused; for
+/// `k > m` every slice is empty and every position is 0.
+///
+/// The positions are pinned (strategy code 7, name `partitioned`). They do not fold: the
+/// slice width `⌊m/k⌋` of m/2 bits is not half of m's in general.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Partitioned;
+
+// ANCHOR: partitioned
+impl IndexStrategy for Partitioned {
+    fn id(&self) -> StrategyId {
+        StrategyId::Partitioned
+    }
+    #[inline]
+    fn for_each_hashed<F: FnMut(u64) -> bool>(&self, h: Hash128, k: u32, m: u64, mut f: F) -> bool {
+        let s = m / u64::from(k.max(1));
+        let mut x = h.lo;
+        let y = h.hi | 1;
+        let mut start = 0u64;
+        for _ in 0..k {
+            if !f(start + reduce(x, s)) {
+                return false;
+            }
+            x = x.wrapping_add(y);
+            start += s;
+        }
+        true
+    }
+}
+// ANCHOR_END: partitioned
+
 /// `m` rounded up to whole 64-bit words, as Guava sizes its bit array. Above 2⁶⁴ − 64 there is
 /// no larger multiple of 64 in a `u64`; such sizes cannot be allocated anyway, so they round
 /// *down* to the last one and the allocation then fails with a typed error (an overflow here
@@ -482,6 +520,7 @@ pub(crate) fn is_builtin<S: IndexStrategy>() -> bool {
         TypeId::of::<Independent>(),
         TypeId::of::<Guava32>(),
         TypeId::of::<Guava64>(),
+        TypeId::of::<Partitioned>(),
         TypeId::of::<AnyStrategy>(),
     ]
     .contains(&t)
@@ -511,7 +550,8 @@ impl IndexStrategy for AnyStrategy {
             StrategyId::Double
             | StrategyId::EnhancedDouble
             | StrategyId::Guava32
-            | StrategyId::Guava64 => Prehash(Pre::Hash(hasher.hash128(item))),
+            | StrategyId::Guava64
+            | StrategyId::Partitioned => Prehash(Pre::Hash(hasher.hash128(item))),
         }
     }
     #[inline]
@@ -535,6 +575,7 @@ impl IndexStrategy for AnyStrategy {
             StrategyId::RotateAdd64 => RotateAdd64.for_each_index_of(hasher, pre, k, m, f),
             StrategyId::Guava32 => Guava32.for_each_index_of(hasher, pre, k, m, f),
             StrategyId::Guava64 => Guava64.for_each_index_of(hasher, pre, k, m, f),
+            StrategyId::Partitioned => Partitioned.for_each_index_of(hasher, pre, k, m, f),
         }
     }
     #[inline]
@@ -547,6 +588,7 @@ impl IndexStrategy for AnyStrategy {
             StrategyId::RotateAdd64 => RotateAdd64.for_each_hashed(h, k, m, f),
             StrategyId::Guava32 => Guava32.for_each_hashed(h, k, m, f),
             StrategyId::Guava64 => Guava64.for_each_hashed(h, k, m, f),
+            StrategyId::Partitioned => Partitioned.for_each_hashed(h, k, m, f),
         }
     }
     #[inline]
@@ -568,6 +610,7 @@ impl IndexStrategy for AnyStrategy {
             StrategyId::RotateAdd64 => RotateAdd64.for_each_index(hasher, item, k, m, f),
             StrategyId::Guava32 => Guava32.for_each_index(hasher, item, k, m, f),
             StrategyId::Guava64 => Guava64.for_each_index(hasher, item, k, m, f),
+            StrategyId::Partitioned => Partitioned.for_each_index(hasher, item, k, m, f),
         }
     }
 }
@@ -604,7 +647,8 @@ persist_strategy!(
     Independent,
     Guava32,
     Guava64,
-    RotateAdd64
+    RotateAdd64,
+    Partitioned
 );
 
 impl PersistStrategy for AnyStrategy {
@@ -888,6 +932,40 @@ mod tests {
         }
         // The one documented collapse: h = 0 is position 0 k times.
         assert_eq!(indices(RotateAdd64, &Fixed(0, 1), b"", 7, 256), [0; 7]);
+    }
+
+    /// The positions of `partitioned` are a file format (strategy code 7). Expected values from
+    /// Python, from the definition: `s = m // k`, `x = lo`, `y = hi | 1`, position
+    /// `i·s + (x·s >> 64)`, `x += y mod 2⁶⁴`.
+    #[test]
+    fn partitioned_positions_are_pinned_one_per_slice() {
+        let p = |lo, hi, k, m| indices(Partitioned, &Fixed(lo, hi), b"", k, m);
+        assert_eq!(
+            p(0x0123_4567_89ab_cdef, 0xdead, 7, 1_000_003),
+            [634, 143_491, 286_348, 429_205, 572_062, 714_919, 857_776]
+        );
+        assert_eq!(
+            p(u64::MAX, u64::MAX, 7, 9_585_058),
+            [
+                1_369_293, 2_738_587, 4_107_881, 5_477_175, 6_846_469, 8_215_763, 9_585_057
+            ]
+        );
+        assert_eq!(p(1, 0, 3, 10), [0, 3, 6]);
+        // More hashes than bits: empty slices, every position 0.
+        assert_eq!(p(99, 5, 4, 3), [0; 4]);
+        let h = AnyHasher::new(HashId::Xxh3, 5);
+        for (k, m) in [(7u32, 1_000u64), (1, 64), (16, 4_099), (3, 3)] {
+            let s = m / u64::from(k);
+            for i in 0u64..2_000 {
+                let v = indices(Partitioned, &h, &i.to_le_bytes(), k, m);
+                for (j, x) in v.iter().enumerate() {
+                    assert!(
+                        (j as u64 * s..(j as u64 + 1) * s).contains(x),
+                        "k={k} m={m} {v:?}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -25,8 +25,9 @@ fn short(s: StrategyId) -> &'static str {
         StrategyId::Independent => "indep",
         StrategyId::Guava32 => "guava32",
         StrategyId::Guava64 => "guava64",
-        StrategyId::EnhancedDouble64 => "enhdbl-64",
-        StrategyId::RotateAdd64 => "rotadd-64",
+        StrategyId::EnhancedDouble64 => "edbl-64",
+        StrategyId::RotateAdd64 => "rota-64",
+        StrategyId::Partitioned => "partit",
         _ => "?",
     }
 }
@@ -64,10 +65,16 @@ fn cell_text(r: &HashResult, metric: HashMetric, width: usize) -> (String, bool)
             };
             (text, r.chi2_p < NON_UNIFORM)
         }
-        HashMetric::Throughput => (
-            format!("{:.1} Mq/s", 1e3 / r.m.ns_per_query.max(1e-9)),
-            false,
-        ),
+        HashMetric::Throughput => {
+            let mq = 1e3 / r.m.ns_per_query.max(1e-9);
+            let long = format!("{mq:.1} Mq/s");
+            let text = if long.chars().count() <= width {
+                long
+            } else {
+                format!("{mq:.0}M/s")
+            };
+            (text, false)
+        }
     }
 }
 
@@ -102,9 +109,9 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
         head,
     );
     // Strategy columns share what the bordered table leaves after the 8-wide hash column and
-    // one space between columns (Constraint::Min(9) below: seven strategies fit in 80 columns).
+    // one space between columns (Constraint::Min(7) below: eight strategies fit in 80 columns).
     let strategies = StrategyId::ALL.len();
-    let col_w = (usize::from(area.width).saturating_sub(2 + 8 + strategies) / strategies).max(9);
+    let col_w = (usize::from(area.width).saturating_sub(2 + 8 + strategies) / strategies).max(7);
     let mut header = vec![Cell::from("hash")];
     header.extend(StrategyId::ALL.iter().map(|s| Cell::from(short(*s))));
     let mut rows = Vec::new();
@@ -138,8 +145,8 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
     }
     let mut widths = vec![Constraint::Length(8)];
     widths.extend(std::iter::repeat_n(
-        // Seven strategy columns fit 80 columns at 9 each.
-        Constraint::Min(9),
+        // Eight strategy columns fit 80 columns at 7 each.
+        Constraint::Min(7),
         StrategyId::ALL.len(),
     ));
     f.render_widget(
