@@ -49,7 +49,7 @@ pub struct Args {
     #[arg(long, value_parser = parse_hash, default_value = "xxh3")]
     pub hash: HashId,
     /// Index strategy: double, enhanced-double, enhanced-double-64, rotate-add-64, independent,
-    /// guava32, guava64, partitioned.
+    /// guava32, guava64.
     #[arg(long, value_parser = parse_strategy, default_value = "enhanced-double")]
     pub strategy: StrategyId,
     /// Hash seed (stored in the file; not a secret: give --key-file for a secret SipHash key).

@@ -41,7 +41,7 @@ pub struct Args {
     #[arg(long, value_parser = parse_hash, default_value = "xxh3")]
     pub hash: HashId,
     /// Index strategy: double, enhanced-double, enhanced-double-64, rotate-add-64, independent,
-    /// guava32, guava64, partitioned.
+    /// guava32, guava64.
     #[arg(long, value_parser = parse_strategy, default_value = "enhanced-double")]
     pub strategy: StrategyId,
     /// Items to insert (and the design capacity unless --capacity is given).
