@@ -405,20 +405,16 @@ impl IndexStrategy for Partitioned {
     fn id(&self) -> StrategyId {
         StrategyId::Partitioned
     }
+    /// [`DoubleHashing`]'s positions in `[0, s)`, the i-th moved into slice i.
     #[inline]
     fn for_each_hashed<F: FnMut(u64) -> bool>(&self, h: Hash128, k: u32, m: u64, mut f: F) -> bool {
         let s = m / u64::from(k.max(1));
-        let mut x = h.lo;
-        let y = h.hi | 1;
         let mut start = 0u64;
-        for _ in 0..k {
-            if !f(start + reduce(x, s)) {
-                return false;
-            }
-            x = x.wrapping_add(y);
+        DoubleHashing.for_each_hashed(h, k, s, |p| {
+            let go_on = f(start + p);
             start += s;
-        }
-        true
+            go_on
+        })
     }
 }
 // ANCHOR_END: partitioned
