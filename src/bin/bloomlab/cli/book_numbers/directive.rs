@@ -221,11 +221,13 @@ fn group(text: &str) -> String {
     out
 }
 
-/// The number as the page prints it.
+/// The number as the page prints it; `written`: the decimals a results file wrote it with, used
+/// when the directive asks for no precision (and does not scale it with `pct`).
 #[must_use]
-pub fn render(v: f64, f: &Format) -> String {
+pub fn render(v: f64, written: Option<usize>, f: &Format) -> String {
     let v = if f.pct { v * 100.0 } else { v };
-    let text = match (f.dp, f.sig) {
+    let dp = f.dp.or(written.filter(|_| f.sig.is_none() && !f.pct));
+    let text = match (dp, f.sig) {
         (Some(d), _) => format!("{v:.d$}"),
         (None, Some(s)) => significant(v, s),
         (None, None) if v.fract() == 0.0 && v.abs() < 1e15 => format!("{v:.0}"),
@@ -328,17 +330,37 @@ mod tests {
             nth: 1,
         };
         assert_eq!(
-            render(9_585_059.0, &f(None, None, false, None)),
+            render(9_585_059.0, None, &f(None, None, false, None)),
             "9,585,059"
         );
-        assert_eq!(render(159.4, &f(None, None, false, Some("ns"))), "159 ns");
-        assert_eq!(render(43.27, &f(None, None, false, None)), "43.3");
-        assert_eq!(render(0.010_039, &f(None, Some(3), true, None)), "1.00%");
-        assert_eq!(render(2.834, &f(Some(2), None, false, Some("×"))), "2.83×");
-        assert_eq!(render(-0.25, &f(Some(2), None, false, None)), "−0.25");
-        assert_eq!(render(1234.5, &f(None, Some(3), false, None)), "1,230");
         assert_eq!(
-            render(0.003_906_25, &f(None, Some(2), false, None)),
+            render(159.4, None, &f(None, None, false, Some("ns"))),
+            "159 ns"
+        );
+        assert_eq!(render(43.27, None, &f(None, None, false, None)), "43.3");
+        assert_eq!(
+            render(0.010_039, None, &f(None, Some(3), true, None)),
+            "1.00%"
+        );
+        assert_eq!(
+            render(2.834, None, &f(Some(2), None, false, Some("×"))),
+            "2.83×"
+        );
+        assert_eq!(render(-0.25, None, &f(Some(2), None, false, None)), "−0.25");
+        assert_eq!(
+            render(7.7, Some(1), &f(None, None, false, Some("%"))),
+            "7.7%"
+        );
+        assert_eq!(
+            render(0.0047, Some(4), &f(None, None, true, None)),
+            "0.470%"
+        );
+        assert_eq!(
+            render(1234.5, None, &f(None, Some(3), false, None)),
+            "1,230"
+        );
+        assert_eq!(
+            render(0.003_906_25, None, &f(None, Some(2), false, None)),
             "0.0039"
         );
     }

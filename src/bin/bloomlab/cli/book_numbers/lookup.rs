@@ -33,14 +33,15 @@ impl Files {
         Ok(&self.cache[rel])
     }
 
-    /// The directive's number.
+    /// The directive's number, and its decimals as the results file wrote it (a table or CSV
+    /// cell: printed with the same digits unless the directive asks otherwise).
     ///
     /// # Errors
     /// The file, key, row or field is missing or ambiguous, or holds no number (the message says
     /// which).
-    pub fn evaluate(&mut self, d: &Directive) -> Result<f64, String> {
+    pub fn evaluate(&mut self, d: &Directive) -> Result<(f64, Option<usize>), String> {
         match d.kind {
-            Kind::Calc => calc(d),
+            Kind::Calc => calc(d).map(|v| (v, None)),
             Kind::Value => {
                 let nth = d.format.nth;
                 let text = self.text(&d.target)?;
@@ -55,12 +56,18 @@ impl Files {
                         }
                         let v: serde_json::Value = serde_json::from_str(text)
                             .map_err(|e| format!("{}: not JSON: {e}", d.target))?;
-                        json_number(&v, &d.key)
+                        json_number(&v, &d.key).map(|v| (v, None))
                     }
-                    "csv" => cell(&csv_rows(text), &d.key, &d.args)
-                        .and_then(|c| nth_number(&c, nth).ok_or_else(|| no_number(&c, nth))),
-                    "md" => cell(&table_rows(text), &d.key, &d.args)
-                        .and_then(|c| nth_number(&c, nth).ok_or_else(|| no_number(&c, nth))),
+                    "csv" => cell(&csv_rows(text), &d.key, &d.args).and_then(|c| {
+                        written_number(&c, nth)
+                            .map(|(v, dp)| (v, Some(dp)))
+                            .ok_or_else(|| no_number(&c, nth))
+                    }),
+                    "md" => cell(&table_rows(text), &d.key, &d.args).and_then(|c| {
+                        written_number(&c, nth)
+                            .map(|(v, dp)| (v, Some(dp)))
+                            .ok_or_else(|| no_number(&c, nth))
+                    }),
                     _ => Err(format!(
                         "{}: a results file is .json, .csv or .md (a Markdown table)",
                         d.target
@@ -166,8 +173,19 @@ fn clean(cell: &str) -> String {
 }
 
 /// The cell in column `key` of the one row every selector matches (`section=` names the heading).
+/// `row=N` picks the N-th of several matching rows (1-based) where no column tells them apart.
 fn cell(rows: &[Row], key: &str, args: &[(String, String)]) -> Result<String, String> {
-    let matching: Vec<&Row> = rows
+    let nth_row = match args.iter().find(|(k, _)| k == "row") {
+        Some((_, v)) => Some(
+            v.parse::<usize>()
+                .ok()
+                .filter(|&r| r >= 1)
+                .ok_or_else(|| format!("row={v}: expected a whole number from 1"))?,
+        ),
+        None => None,
+    };
+    let args: Vec<&(String, String)> = args.iter().filter(|(k, _)| k != "row").collect();
+    let mut matching: Vec<&Row> = rows
         .iter()
         .filter(|(heading, cells)| {
             args.iter().all(|(k, v)| {
@@ -179,6 +197,13 @@ fn cell(rows: &[Row], key: &str, args: &[(String, String)]) -> Result<String, St
             }) && cells.iter().any(|(c, _)| c == key)
         })
         .collect();
+    if let Some(r) = nth_row {
+        let total = matching.len();
+        matching = matching.into_iter().skip(r - 1).take(1).collect();
+        if matching.is_empty() {
+            return Err(format!("row={r}, but {total} rows match"));
+        }
+    }
     let what = || {
         args.iter()
             .map(|(k, v)| format!("{k}={v}"))
@@ -211,6 +236,12 @@ fn cell(rows: &[Row], key: &str, args: &[(String, String)]) -> Result<String, St
 /// `−` is a minus.
 #[must_use]
 pub fn nth_number(s: &str, nth: usize) -> Option<f64> {
+    written_number(s, nth).map(|(v, _)| v)
+}
+
+/// [`nth_number`] and the decimals it was written with (a CSV's `0.005074` has 6; with an
+/// exponent, 3 significant digits' worth is not known: 6).
+fn written_number(s: &str, nth: usize) -> Option<(f64, usize)> {
     let s = s.replace('−', "-");
     let b = s.as_bytes();
     let mut found = 0;
@@ -243,7 +274,12 @@ pub fn nth_number(s: &str, nth: usize) -> Option<f64> {
             found += 1;
             if found == nth {
                 let v: f64 = text.parse().ok()?;
-                return Some(if neg { -v } else { v });
+                let decimals = match (text.find('.'), text.contains('e')) {
+                    (_, true) => 6,
+                    (Some(dot), false) => text.len() - dot - 1,
+                    (None, false) => 0,
+                };
+                return Some((if neg { -v } else { v }, decimals));
             }
             i = j;
         } else {
@@ -291,7 +327,9 @@ mod tests {
     const TABLES: &str = "# T\n\n## query_hit\n\nns per key\n\n| impl | n=10000 | n=100000000 |\n|---|---:|---:|\n| bloomlab-standard | 27.4 (×6.53 peer) | 159 (×3.76 peer, ×9.5 floor) |\n| **xorf-fuse8** | 4.2 | 112 |\n\n## query_miss\n\n| impl | n=10000 | n=100000000 |\n|---|---:|---:|\n| bloomlab-standard | 20.1 | 1,198,136 |\n";
 
     fn eval(files: &mut Files, body: &str) -> Result<f64, String> {
-        files.evaluate(&parse(Kind::Value, body).unwrap())
+        files
+            .evaluate(&parse(Kind::Value, body).unwrap())
+            .map(|(v, _)| v)
     }
 
     #[test]
@@ -303,6 +341,9 @@ mod tests {
         assert_eq!(nth_number("−7.5%", 1), Some(-7.5));
         assert_eq!(nth_number("1.5e-3", 1), Some(0.0015));
         assert_eq!(nth_number("n/a", 1), None);
+        assert_eq!(written_number("+7.7%", 1), Some((7.7, 1)));
+        assert_eq!(written_number("0.005074", 1), Some((0.005074, 6)));
+        assert_eq!(written_number("159 (×3.76)", 1), Some((159.0, 0)));
     }
 
     #[test]
@@ -370,7 +411,11 @@ mod tests {
 
     #[test]
     fn calc_directive_reads_calcs_own_report() {
-        let c = |body: &str| Files::default().evaluate(&parse(Kind::Calc, body).unwrap());
+        let c = |body: &str| {
+            Files::default()
+                .evaluate(&parse(Kind::Calc, body).unwrap())
+                .map(|(v, _)| v)
+        };
         assert_eq!(c("m_bits n=1e6 p=1%"), Ok(9_585_058.0));
         assert_eq!(c("k n=1e6 p=1%"), Ok(7.0));
         let fpr = c("fpr_classic n=1e6 m=9585059 k=7").unwrap();

@@ -52,12 +52,11 @@ pub fn expand(
         out.push_str(&directive::unescape(&content[at..f.range.start]));
         at = f.range.end;
         let text = &content[f.range.clone()];
-        match f
-            .parsed
-            .as_ref()
-            .map_err(Clone::clone)
-            .and_then(|d| files.evaluate(d).map(|v| directive::render(v, &d.format)))
-        {
+        match f.parsed.as_ref().map_err(Clone::clone).and_then(|d| {
+            files
+                .evaluate(d)
+                .map(|(v, written)| directive::render(v, written, &d.format))
+        }) {
             Ok(number) => out.push_str(&number),
             Err(message) => failures.push(Failure {
                 chapter: chapter.to_string(),
