@@ -58,16 +58,8 @@ impl Files {
                             .map_err(|e| format!("{}: not JSON: {e}", d.target))?;
                         json_number(&v, &d.key).map(|v| (v, None))
                     }
-                    "csv" => cell(&csv_rows(text), &d.key, &d.args).and_then(|c| {
-                        written_number(&c, nth)
-                            .map(|(v, dp)| (v, Some(dp)))
-                            .ok_or_else(|| no_number(&c, nth))
-                    }),
-                    "md" => cell(&table_rows(text), &d.key, &d.args).and_then(|c| {
-                        written_number(&c, nth)
-                            .map(|(v, dp)| (v, Some(dp)))
-                            .ok_or_else(|| no_number(&c, nth))
-                    }),
+                    "csv" => table_value(&csv_rows(text), &d.key, &d.args, nth),
+                    "md" => table_value(&table_rows(text), &d.key, &d.args, nth),
                     _ => Err(format!(
                         "{}: a results file is .json, .csv or .md (a Markdown table)",
                         d.target
@@ -173,22 +165,27 @@ fn clean(cell: &str) -> String {
 }
 
 /// The cell in column `key` of the one row every selector matches (`section=` names the heading).
-/// `row=N` picks the N-th of several matching rows (1-based) where no column tells them apart.
-fn cell(rows: &[Row], key: &str, args: &[(String, String)]) -> Result<String, String> {
-    let nth_row = match args.iter().find(|(k, _)| k == "row") {
-        Some((_, v)) => Some(
-            v.parse::<usize>()
-                .ok()
-                .filter(|&r| r >= 1)
-                .ok_or_else(|| format!("row={v}: expected a whole number from 1"))?,
-        ),
-        None => None,
+/// The number in column `key` of the one row every selector matches (`section=` names the
+/// heading above a Markdown table); `row=N` picks the N-th of several matching rows where no
+/// column tells them apart, `agg=min` or `agg=max` the least or greatest over all of them (cells
+/// without a number, such as `–`, left out).
+fn table_value(
+    rows: &[Row],
+    key: &str,
+    args: &[(String, String)],
+    nth: usize,
+) -> Result<(f64, Option<usize>), String> {
+    let reserved = |k: &str| k == "row" || k == "agg";
+    let get = |name: &str| {
+        args.iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
     };
-    let args: Vec<&(String, String)> = args.iter().filter(|(k, _)| k != "row").collect();
-    let mut matching: Vec<&Row> = rows
+    let selectors: Vec<&(String, String)> = args.iter().filter(|(k, _)| !reserved(k)).collect();
+    let matching: Vec<&Row> = rows
         .iter()
         .filter(|(heading, cells)| {
-            args.iter().all(|(k, v)| {
+            selectors.iter().all(|(k, v)| {
                 if k == "section" {
                     heading == v
                 } else {
@@ -197,38 +194,63 @@ fn cell(rows: &[Row], key: &str, args: &[(String, String)]) -> Result<String, St
             }) && cells.iter().any(|(c, _)| c == key)
         })
         .collect();
-    if let Some(r) = nth_row {
-        let total = matching.len();
-        matching = matching.into_iter().skip(r - 1).take(1).collect();
-        if matching.is_empty() {
-            return Err(format!("row={r}, but {total} rows match"));
-        }
-    }
-    let what = || {
-        args.iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    match matching.as_slice() {
-        [(_, cells)] => Ok(cells
+    let what = selectors
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let number = |row: &Row| {
+        let c = row
+            .1
             .iter()
             .find(|(c, _)| c == key)
-            .map(|(_, x)| x.clone())
-            .unwrap_or_default()),
-        [] => Err(format!(
+            .map(|(_, x)| x.as_str())
+            .unwrap_or_default();
+        written_number(c, nth).ok_or_else(|| no_number(c, nth))
+    };
+    if matching.is_empty() {
+        return Err(format!(
             "no row where {} has a column `{key}`",
-            if args.is_empty() {
-                "any row".into()
-            } else {
-                what()
+            if what.is_empty() { "any row" } else { &what }
+        ));
+    }
+    match (get("row"), get("agg")) {
+        (Some(_), Some(_)) => Err("row= and agg= together: one of them".into()),
+        (Some(v), None) => {
+            let r = v
+                .parse::<usize>()
+                .ok()
+                .filter(|&r| r >= 1)
+                .ok_or_else(|| format!("row={v}: expected a whole number from 1"))?;
+            let row = matching
+                .get(r - 1)
+                .ok_or_else(|| format!("row={r}, but {} rows match", matching.len()))?;
+            number(row).map(|(v, dp)| (v, Some(dp)))
+        }
+        (None, Some(agg)) => {
+            // A cell without a number (`–`: not applicable) is left out; none at all is an error.
+            let all: Vec<(f64, usize)> = matching.iter().filter_map(|r| number(r).ok()).collect();
+            if all.is_empty() {
+                return Err(format!(
+                    "agg={agg}: no row where {what} has a number in `{key}`"
+                ));
             }
-        )),
-        many => Err(format!(
-            "{} rows where {} (add a selector)",
-            many.len(),
-            what()
-        )),
+            let pick = match agg {
+                "min" => all.iter().min_by(|a, b| a.0.total_cmp(&b.0)),
+                "max" => all.iter().max_by(|a, b| a.0.total_cmp(&b.0)),
+                other => return Err(format!("agg={other}: expected agg=min or agg=max")),
+            };
+            Ok(pick
+                .map(|&(v, dp)| (v, Some(dp)))
+                .unwrap_or((f64::NAN, None)))
+        }
+        (None, None) => match matching.as_slice() {
+            [one] => number(one).map(|(v, dp)| (v, Some(dp))),
+            many => Err(format!(
+                "{} rows where {what} (add a selector, or row=N or agg=min|max)",
+                many.len()
+            )),
+        },
     }
 }
 
@@ -393,6 +415,29 @@ mod tests {
             eval(&mut f, "r.csv ns kind=xor")
                 .unwrap_err()
                 .contains("2 rows")
+        );
+        assert_eq!(eval(&mut f, "r.csv ns kind=xor row=2"), Ok(5.5));
+        let three = eval(&mut f, "r.csv ns kind=xor row=3").unwrap_err();
+        assert!(three.contains("2 rows match"), "{three}");
+        assert_eq!(eval(&mut f, "r.csv ns kind=xor agg=max"), Ok(5.5));
+        std::fs::write(dir.join("dash.csv"), "kind,ns\nxor,–\nribbon,7.5\nbloom,\n").unwrap();
+        assert_eq!(eval(&mut f, "dash.csv ns agg=min"), Ok(7.5));
+        let none = eval(&mut f, "dash.csv ns kind=xor agg=max").unwrap_err();
+        assert!(
+            none.contains("no row where kind=xor has a number"),
+            "{none}"
+        );
+        // "1,5" is 1 and a stray 5 (a comma before fewer than three digits is no separator)
+        assert_eq!(eval(&mut f, "r.csv ns agg=min"), Ok(1.0));
+        assert!(
+            eval(&mut f, "r.csv ns agg=mean")
+                .unwrap_err()
+                .contains("agg=min")
+        );
+        assert!(
+            eval(&mut f, "r.csv ns row=1 agg=min")
+                .unwrap_err()
+                .contains("one of them")
         );
         assert_eq!(eval(&mut f, "j.json a.b.1.c"), Ok(2.5));
         assert_eq!(eval(&mut f, "j.json s"), Ok(7.4));
