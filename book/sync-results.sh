@@ -200,6 +200,31 @@ hash_cmd="measure --n 100000 --p 0.01 --queries 200000 --seed 3"
     echo "Made by \`bloomlab calc --p P --json\` for each row; the cuckoo column is Fan et al.'s (2014) formula with the table's b = 4 and 95% load (\`theory::cuckoo::bits_per_item\`)."
 } > "$gen/bits-per-item.md"
 
+# Exercise 7: a weak hash with three index strategies; the deterministic fields only (no timings),
+# as JSON for the exercise's {{#value}} directives.
+{
+    for s in default guava64 guava32; do
+        strategy=()
+        [[ $s != default ]] && strategy=(--strategy "$s")
+        printf '%s\t' "$s"
+        "$BLOOMLAB" measure --hash weak --keys seq --n 100000 --p 1% --queries 100000 "${strategy[@]}" \
+            --json | tr -d '\n'
+        echo
+    done
+} | python3 -c '
+import json, sys
+out = {}
+for line in sys.stdin:
+    name, text = line.rstrip("\n").split("\t", 1)
+    d = json.loads(text)
+    det = d["details"]
+    out[name] = {"strategy": d["strategy"], "m_bits": d["m_bits"], "k": d["k"],
+                 "queries": d["queries"], "false_positives": d["false_positives"], "fpr": d["fpr"],
+                 "bits_set": det["bits set"], "fill": det["fill"],
+                 "estimated_count": det["estimated count"]}
+print(json.dumps(out, indent=2))
+' > "$gen/weak-hash.json"
+
 # Index strategies at m = 256, n = 26, k = 7 (the small-m regime where they differ).
 strategies_cmd="measure --n 26 --m 256 --k 7 --trials 40000 --queries 2000 --seed 2024"
 if [[ $quick == 1 ]]; then

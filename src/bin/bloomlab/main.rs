@@ -46,6 +46,9 @@ enum Cmd {
     Run(cli::run::Args),
     /// Which filter for a workload: candidates measured, ranked by expected cost per query.
     Choose(cli::choose::Args),
+    /// The book's mdBook preprocessor: `{{#value}}` and `{{#calc}}` numbers (run by book.toml).
+    #[command(hide = true, name = "book-preprocess")]
+    BookPreprocess(cli::book_numbers::Args),
 }
 
 /// On SIGINT, SIGTERM or SIGHUP: remove the temporary file of any save in flight, then end
@@ -121,6 +124,7 @@ fn main() -> ExitCode {
         Some(Cmd::Query(a)) => return cli::query::run(&a),
         Some(Cmd::Run(a)) => return cli::run::run(&a),
         Some(Cmd::Choose(a)) => cli::choose::run(&a),
+        Some(Cmd::BookPreprocess(a)) => cli::book_numbers::run(&a),
         None => {
             if std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {
                 tui::run()

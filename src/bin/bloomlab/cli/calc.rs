@@ -422,12 +422,7 @@ pub fn kind_sizing(
 fn run_rules(a: &Args) -> Result<()> {
     let all = allocations(a)?;
     if a.json {
-        let text = if let [one] = all.as_slice() {
-            serde_json::to_string_pretty(one)
-        } else {
-            serde_json::to_string_pretty(&all)
-        };
-        return outln!("{}", text.map_err(|e| Error::Corrupt(e.to_string()))?);
+        return print_json(a);
     }
     let (n, p) = (a.n.unwrap_or(0), a.p.unwrap_or(0.0));
     outln!(
@@ -462,7 +457,8 @@ fn run_rules(a: &Args) -> Result<()> {
     Ok(())
 }
 
-fn run_kind(a: &Args, kind: FilterKind) -> Result<()> {
+/// `calc --filter F` with its flags checked: the kind's sizing.
+fn sized_kind(a: &Args, kind: FilterKind) -> Result<KindSizing> {
     if a.m.is_some() || a.k.is_some() {
         return Err(refuse(
             "--filter/--m/--k",
@@ -476,17 +472,18 @@ fn run_kind(a: &Args, kind: FilterKind) -> Result<()> {
             "together with --n and --p (or --fingerprint-bits for a width)",
         ));
     };
-    let s = kind_sizing(kind, n, a.p, a.arity, a.fingerprint_bits)?;
+    kind_sizing(kind, n, a.p, a.arity, a.fingerprint_bits)
+}
+
+fn run_kind(a: &Args, kind: FilterKind) -> Result<()> {
+    let s = sized_kind(a, kind)?;
     if a.json {
-        return outln!(
-            "{}",
-            serde_json::to_string_pretty(&s).map_err(|e| Error::Corrupt(e.to_string()))?
-        );
+        return print_json(a);
     }
     match s.p {
         Some(p) if a.fingerprint_bits == 0 => {
             outln!("bloomlab calc: a {kind} filter sized by its own rule for n and p")?;
-            outln!("  n         {} items", thousands(n))?;
+            outln!("  n         {} items", thousands(s.n))?;
             outln!("  target p  {} ({p:?}, {})", pct(p), format_one_in(p))?;
         }
         _ => {
@@ -494,7 +491,7 @@ fn run_kind(a: &Args, kind: FilterKind) -> Result<()> {
                 "bloomlab calc: a {kind} filter for n at --fingerprint-bits {} (the rate is the result)",
                 a.fingerprint_bits
             )?;
-            outln!("  n         {} items", thousands(n))?;
+            outln!("  n         {} items", thousands(s.n))?;
         }
     }
     outln!(
@@ -528,6 +525,45 @@ pub fn run(a: &Args) -> Result<()> {
     if let Some(kind) = a.filter.filter(|&k| k != FilterKind::Standard) {
         return run_kind(a, kind);
     }
+    let s = solved(a)?;
+    if a.json {
+        return print_json(a);
+    }
+    print_solution(&s)
+}
+
+/// The report `calc --json` prints for these flags, as a value: what the book's `{{#calc}}`
+/// directive reads (one route for a computed number: this function, not a copy of it).
+///
+/// # Errors
+/// As the command.
+pub fn json(a: &Args) -> Result<serde_json::Value> {
+    let to =
+        |v: serde_json::Result<serde_json::Value>| v.map_err(|e| Error::Corrupt(e.to_string()));
+    if a.rule.is_some() {
+        let all = allocations(a)?;
+        return to(if let [one] = all.as_slice() {
+            serde_json::to_value(one)
+        } else {
+            serde_json::to_value(&all)
+        });
+    }
+    if let Some(kind) = a.filter.filter(|&k| k != FilterKind::Standard) {
+        return to(serde_json::to_value(sized_kind(a, kind)?));
+    }
+    to(serde_json::to_value(solved(a)?))
+}
+
+fn print_json(a: &Args) -> Result<()> {
+    let v = json(a)?;
+    outln!(
+        "{}",
+        serde_json::to_string_pretty(&v).map_err(|e| Error::Corrupt(e.to_string()))?
+    )
+}
+
+/// n, p, m, k solved, with the flags of the other modes refused.
+fn solved(a: &Args) -> Result<Solution> {
     if a.arity != 0 {
         return Err(Error::invalid(
             Param::Other("arity"),
@@ -542,13 +578,10 @@ pub fn run(a: &Args) -> Result<()> {
             format!("only with --filter {WIDTH_KINDS}"),
         ));
     }
-    let s = solve(a)?;
-    if a.json {
-        return outln!(
-            "{}",
-            serde_json::to_string_pretty(&s).map_err(|e| Error::Corrupt(e.to_string()))?
-        );
-    }
+    solve(a)
+}
+
+fn print_solution(s: &Solution) -> Result<()> {
     outln!("bloomlab calc: {}", s.solved)?;
     if let Some(n) = s.n {
         outln!("  n         {} items", thousands(n))?;

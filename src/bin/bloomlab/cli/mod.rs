@@ -3,6 +3,7 @@
 pub mod out;
 pub mod out_path;
 
+pub mod book_numbers;
 pub mod build;
 pub mod calc;
 mod calc_details;
