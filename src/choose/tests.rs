@@ -78,7 +78,7 @@ fn every_candidate_meets_the_target() {
             cand.model.bits_per_key
         );
         // Counting spends 4 bits a counter: 2.5 counters per key leave it near 30%.
-        let worst = if cand.spec.kind == FilterKind::Counting {
+        let worst = if cand.spec.kind.caps().cell_bits > 1 {
             0.35
         } else {
             0.05
