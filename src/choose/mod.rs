@@ -387,6 +387,9 @@ pub struct Measured {
     pub spec: FilterSpec,
     /// `true`: built and timed; `false`: the theory model of [`estimate`].
     pub measured: bool,
+    /// Payload bits of the filter as built ([`crate::Filter::bits`]; model: its
+    /// [`crate::registry::Plan`]'s bits).
+    pub bits: u64,
     /// Heap bytes of the filter (model: payload bits / 8).
     pub bytes: u64,
     /// Heap bits per key.
@@ -460,6 +463,7 @@ pub fn estimate(c: &Constraints) -> Result<Vec<Measured>> {
                 label: cand.label,
                 spec: cand.spec,
                 measured: false,
+                bits: cand.model.bits,
                 bytes: cand.model.bits.div_ceil(8),
                 bits_per_key: cand.model.bits_per_key,
                 fpr,

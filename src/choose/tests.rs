@@ -116,6 +116,7 @@ fn point(label: &str, kind: FilterKind, bpk: f64, fpr: f64, lookup: f64) -> Meas
         label: label.into(),
         spec: FilterSpec::new(kind, 1000, 0.01),
         measured: true,
+        bits: (bpk * 1000.0) as u64,
         bytes: 0,
         bits_per_key: bpk,
         fpr,

@@ -86,6 +86,30 @@ mod tests {
         }
     }
 
+    /// The Compare model and Explore's footprint report the plan's bits and rate for every
+    /// kind at n ∈ {10^3, 10^5, 10^7} and p ∈ {1%, 0.1%}, and so does `calc --filter`
+    /// (`tests/plan_agreement.rs` checks calc and choose through the command, and built
+    /// filters).
+    #[test]
+    fn the_tui_model_is_the_plan_for_every_kind_n_and_p() {
+        use crate::tui::sizing;
+        for kind in FilterKind::ALL {
+            for n in [1_000u64, 100_000, 10_000_000] {
+                for p in [0.01, 0.001] {
+                    let spec = FilterSpec::new(kind, n, p);
+                    let plan = spec.plan().unwrap();
+                    let m = model(&spec).unwrap();
+                    let what = format!("{kind} n {n} p {p}");
+                    assert_eq!((m.bits, m.fpr), (plan.bits, plan.fpr()), "{what}");
+                    let fp = sizing::footprint(&spec, sizing::MAX_BUILD_BITS).unwrap();
+                    assert_eq!((fp.bits, fp.fpr()), (plan.bits, plan.fpr()), "{what}");
+                    let c = crate::cli::calc::kind_sizing(kind, n, Some(p), 0, 0).unwrap();
+                    assert_eq!((c.m_bits, c.fpr_model), (plan.bits, plan.fpr()), "{what}");
+                }
+            }
+        }
+    }
+
     /// At n = 10^9 nothing is built (2^33 bits is the most the workbench allocates), yet
     /// every kind has its theory: the standard filter is the articles' 9,585,058,377 bits.
     #[test]
