@@ -33,9 +33,8 @@ pub struct Args {
     /// redisbloom-nonscaling, parquet, optimal; without a value (or `all`) every rule, a line each.
     #[arg(long, num_args = 0..=1, default_missing_value = "all", value_name = "RULE")]
     pub rule: Option<String>,
-    /// Size this filter kind by its own rule from --n and --p (standard, counting, blocked,
-    /// split-block, scalable, cuckoo, xor, binary-fuse, ribbon, quotient; default standard).
-    #[arg(long, value_parser = parse_filter)]
+    /// Size this filter kind by its own rule from --n and --p (default standard).
+    #[arg(long, value_parser = parse_filter, long_help = format!("Size this filter kind by its own rule from --n and --p ({}; default standard)", bloomlab::FilterKind::names().join(", ")))]
     pub filter: Option<FilterKind>,
     /// With `--filter binary-fuse`: slots per key, 3 or 4 (4-wise: ≈1.075·f bits/key instead of
     /// 1.125·f); 0 = the default, 3.

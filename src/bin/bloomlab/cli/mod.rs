@@ -99,6 +99,24 @@ pub fn parse_filter(s: &str) -> Result<bloomlab::FilterKind, String> {
     s.parse().map_err(|e: bloomlab::Error| e.to_string())
 }
 
+/// `--filter`'s help: the kinds, listed from [`bloomlab::FilterKind::names`].
+pub fn filter_help() -> String {
+    format!("Filter kind: {}.", bloomlab::FilterKind::names().join(", "))
+}
+
+/// `--hash`'s help: the functions, listed from [`bloomlab::hash::HashId::names`].
+pub fn hash_help() -> String {
+    format!("Hash: {}.", bloomlab::hash::HashId::names().join(", "))
+}
+
+/// `--strategy`'s help: the strategies, listed from [`bloomlab::hash::StrategyId::names`].
+pub fn strategy_help() -> String {
+    format!(
+        "Index strategy: {}.",
+        bloomlab::hash::StrategyId::names().join(", ")
+    )
+}
+
 /// A hash function name (`xxh3`, `murmur3`, …).
 pub fn parse_hash(s: &str) -> Result<bloomlab::hash::HashId, String> {
     s.parse().map_err(|e: bloomlab::Error| e.to_string())
