@@ -227,6 +227,9 @@ pub struct Capabilities {
     pub cell_bits: u32,
     /// Bits of the blocks m is rounded up to (blocked 512, split-block 256; 1 for none).
     pub block_bits: u64,
+    /// The arities it can be built with (slots per key: binary fuse 3, the default, or 4);
+    /// empty for kinds that take none.
+    pub arities: &'static [u32],
 }
 
 impl FilterKind {
@@ -318,6 +321,7 @@ impl FilterKind {
             width: Width::None,
             cell_bits: 1,
             block_bits: 1,
+            arities: &[],
         };
         let by_rate = Capabilities {
             sizing: Sizing::Rate,
@@ -366,11 +370,19 @@ impl FilterKind {
                 width: Width::Remainders,
                 ..by_rate
             },
-            FilterKind::Xor | FilterKind::BinaryFuse => Capabilities {
+            FilterKind::Xor => Capabilities {
                 static_set: true,
                 has_strategy: false,
                 fixed_k: Some(3),
                 width: Width::Fingerprints,
+                ..by_rate
+            },
+            // k is the arity: 3 unless 4 is asked for.
+            FilterKind::BinaryFuse => Capabilities {
+                static_set: true,
+                has_strategy: false,
+                width: Width::Fingerprints,
+                arities: &crate::theory::binary_fuse::ARITIES,
                 ..by_rate
             },
             // Two adjacent 64-row blocks read per query. Not `fingerprints`: that capability means

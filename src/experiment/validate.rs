@@ -531,7 +531,7 @@ impl Experiment {
                 );
             }
         }
-        if e.arity.is_some() && e.kind != crate::filter::FilterKind::BinaryFuse {
+        if e.arity.is_some() && e.kind.caps().arities.is_empty() {
             return bad(
                 "arity",
                 format!("not used by {}: only binary-fuse takes an arity", e.kind),

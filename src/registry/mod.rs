@@ -26,6 +26,7 @@ use crate::hash::{AnyHasher, AnyStrategy, HashId, StrategyId};
 use crate::persist::{self, Identity, LoadOptions, Payload, Persist, SaveOptions};
 use crate::spec::FilterSpec;
 
+mod details;
 mod plan;
 use plan::{Layout, refuse_m_k, ribbon_result_bits, spec_arity, static_fingerprint_bits};
 pub use plan::{Plan, Widths};

@@ -46,7 +46,8 @@ pub struct Plan {
     pub cells: u64,
     /// The widths chosen.
     pub widths: Widths,
-    /// Labelled facts about the layout for display (slots, widths, blocks, …).
+    /// Labelled facts for display, as a filter of this layout reads holding n items
+    /// (`calc --filter` prints them).
     pub details: Vec<(String, String)>,
     pub(super) layout: Layout,
 }
@@ -176,23 +177,6 @@ fn scalable_fpr(
     theory::scalable::compound_fpr(rates)
 }
 
-fn row(label: &str, value: impl ToString) -> (String, String) {
-    (label.to_string(), value.to_string())
-}
-
-/// `1234567` → `1,234,567` (the CLI's thousands).
-fn grouped(x: u64) -> String {
-    let s = x.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 fn words_bytes(bits: u64) -> u64 {
     bits.div_ceil(64).saturating_mul(8)
 }
@@ -212,12 +196,11 @@ impl FilterSpec {
         }
         let strategy = AnyStrategy(self.strategy);
         let mut widths = Widths::default();
-        let (layout, bits, bytes, k, cells, details) = match self.kind {
+        let (layout, bits, bytes, k, cells) = match self.kind {
             FilterKind::Standard => {
                 let s = self.bloom_sizing()?;
                 let m = strategy.round_bits(s.m);
-                let d = vec![row("bits", m), row("k", s.k)];
-                (Layout::Standard { m, k: s.k }, m, words_bytes(m), s.k, m, d)
+                (Layout::Standard { m, k: s.k }, m, words_bytes(m), s.k, m)
             }
             FilterKind::Counting => {
                 let s = self.bloom_sizing()?;
@@ -226,23 +209,20 @@ impl FilterSpec {
                 let bits = cells.checked_mul(4).ok_or(Error::Allocation {
                     bytes: u128::from(cells) / 2,
                 })?;
-                let d = vec![row("counters", cells), row("k", s.k)];
                 let layout = Layout::Counting { cells, k: s.k };
-                (layout, bits, cells.div_ceil(2), s.k, cells, d)
+                (layout, bits, cells.div_ceil(2), s.k, cells)
             }
             FilterKind::Blocked => {
                 let (blocks, k, sized) = blocked_layout(self, n)?;
                 let m = blocks * theory::blocked::BLOCK_BITS;
-                let d = vec![row("blocks", blocks), row("k", k)];
                 let layout = Layout::Blocked { blocks, k, sized };
-                (layout, m, blocks * 64, k, m, d)
+                (layout, m, blocks * 64, k, m)
             }
             FilterKind::SplitBlock => {
                 let blocks = split_block_layout(self, n)?;
                 let m = blocks * theory::split_block::BLOCK_BITS;
-                let d = vec![row("blocks", blocks)];
                 let k = theory::split_block::WORDS;
-                (Layout::SplitBlock { blocks }, m, blocks * 32, k, m, d)
+                (Layout::SplitBlock { blocks }, m, blocks * 32, k, m)
             }
             FilterKind::Scalable => {
                 let p = self.p.ok_or_else(|| {
@@ -259,14 +239,9 @@ impl FilterSpec {
                 theory::scalable::check_growth(params.growth)?;
                 theory::scalable::check_tightening(params.tightening)?;
                 let rule = ScalableBloom::<AnyHasher, AnyStrategy>::rule(strategy);
-                let (m, k, l) = ScalableBloom::<AnyHasher, AnyStrategy>::expected_layer(
+                let (m, k, _) = ScalableBloom::<AnyHasher, AnyStrategy>::expected_layer(
                     &params, strategy, 0, rule,
                 )?;
-                let d = vec![
-                    row("first layer bits", m),
-                    row("first layer k", k),
-                    row("first layer rate", format!("{:.3e}", l.rate)),
-                ];
                 let layout = Layout::Scalable {
                     params,
                     m,
@@ -275,7 +250,7 @@ impl FilterSpec {
                     strategy,
                 };
                 let list = ScalableBloom::<AnyHasher, AnyStrategy>::new_list_bytes() as u64;
-                (layout, m, words_bytes(m) + list, k, m, d)
+                (layout, m, words_bytes(m) + list, k, m)
             }
             FilterKind::Cuckoo => {
                 let p = match (self.fingerprint_bits, self.p) {
@@ -294,13 +269,8 @@ impl FilterSpec {
                 widths.bucket_size = Some(b);
                 let bits = theory::cuckoo::table_bits(s.buckets, f, b)?;
                 let bytes = theory::cuckoo::table_bytes(s.buckets, f, b)?;
-                let d = vec![
-                    row("buckets", s.buckets),
-                    row("bucket size", b),
-                    row("fingerprint bits", f),
-                ];
                 let cells = s.buckets * u64::from(b);
-                (Layout::Cuckoo(s), bits, bytes, 2, cells, d)
+                (Layout::Cuckoo(s), bits, bytes, 2, cells)
             }
             FilterKind::Quotient => {
                 let (q, r) = theory::quotient::sizing(
@@ -313,22 +283,16 @@ impl FilterSpec {
                 let slots = 1u64 << q;
                 let bits = slots * u64::from(r + theory::quotient::METADATA_BITS);
                 let words = 3 * slots.div_ceil(64) + (slots * u64::from(r)).div_ceil(64);
-                let d = vec![
-                    row("slots", slots),
-                    row("quotient bits", q),
-                    row("remainder bits", r),
-                ];
-                (Layout::Quotient { q, r }, bits, words * 8, 1, slots, d)
+                (Layout::Quotient { q, r }, bits, words * 8, 1, slots)
             }
             FilterKind::Xor => {
                 theory::xor::check_keys(n)?;
                 let f = static_fingerprint_bits(self)?;
                 widths.fingerprint_bits = Some(f);
                 let slots = theory::xor::slots(n);
-                let d = vec![row("fingerprint bits", f), row("slots", grouped(slots))];
                 let bytes = slots * u64::from(f / 8);
                 let k = theory::xor::ARITY;
-                (Layout::Xor { f }, slots * u64::from(f), bytes, k, slots, d)
+                (Layout::Xor { f }, slots * u64::from(f), bytes, k, slots)
             }
             FilterKind::BinaryFuse => {
                 theory::xor::check_keys(n)?;
@@ -336,33 +300,20 @@ impl FilterSpec {
                 widths.fingerprint_bits = Some(f);
                 widths.arity = Some(arity);
                 let slots = theory::binary_fuse::layout(arity, n).2;
-                let d = vec![
-                    row("fingerprint bits", f),
-                    row("arity", arity),
-                    row("slots", grouped(slots)),
-                ];
                 let bytes = slots * u64::from(f / 8);
                 let layout = Layout::BinaryFuse { f, arity };
-                (layout, slots * u64::from(f), bytes, arity, slots, d)
+                (layout, slots * u64::from(f), bytes, arity, slots)
             }
             FilterKind::Ribbon => {
                 let n = theory::ribbon::check_keys(n)?;
                 let r = ribbon_result_bits(self)?;
                 widths.fingerprint_bits = Some(r);
                 let slots = theory::ribbon::slots(n);
-                let d = vec![
-                    row("result bits", r),
-                    row("rows", grouped(slots)),
-                    row(
-                        "overhead",
-                        format!("{:.1}%", 100.0 * theory::ribbon::overhead(n)),
-                    ),
-                ];
                 let bits = slots * u64::from(r);
-                (Layout::Ribbon { r }, bits, bits / 8, 2, slots, d)
+                (Layout::Ribbon { r }, bits, bits / 8, 2, slots)
             }
         };
-        Ok(Plan {
+        let mut plan = Plan {
             kind: self.kind,
             n,
             bits,
@@ -370,9 +321,11 @@ impl FilterSpec {
             k,
             cells,
             widths,
-            details,
+            details: Vec::new(),
             layout,
-        })
+        };
+        plan.details = super::details::at_n(self, &plan.layout, bits, n, plan.fpr());
+        Ok(plan)
     }
 }
 
@@ -458,14 +411,18 @@ pub(super) fn ribbon_result_bits(spec: &FilterSpec) -> Result<u32> {
 /// The arity a spec asks for: binary fuse 3 (the default, `arity` 0) or 4; any other kind
 /// takes none (0).
 pub(super) fn spec_arity(spec: &FilterSpec) -> Result<u32> {
-    match (spec.kind, spec.arity) {
-        (FilterKind::BinaryFuse, 0) => Ok(theory::binary_fuse::ARITIES[0]),
-        (FilterKind::BinaryFuse, a) => theory::binary_fuse::check_arity(a),
-        (_, 0) => Ok(0),
-        (kind, a) => Err(Error::invalid(
+    match (spec.kind.caps().arities, spec.arity) {
+        ([], 0) => Ok(0),
+        ([default, ..], 0) => Ok(*default),
+        (arities, a) if arities.contains(&a) => Ok(a),
+        ([_, ..], a) => theory::binary_fuse::check_arity(a),
+        ([], a) => Err(Error::invalid(
             Param::Other("arity"),
             a,
-            format!("not used by {kind}: only binary-fuse takes an arity (3 or 4)"),
+            format!(
+                "not used by {}: only binary-fuse takes an arity (3 or 4)",
+                spec.kind
+            ),
         )),
     }
 }

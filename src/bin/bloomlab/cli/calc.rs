@@ -9,7 +9,7 @@ use bloomlab::design::Design;
 use bloomlab::filter::Width;
 use bloomlab::theory::rules::{self, Allocation, Rule};
 use bloomlab::units::{format_one_in, format_one_in_ln, format_prob_bounded, format_prob_ln};
-use bloomlab::{Error, Filter, FilterKind, FilterSpec, Param, Result, theory};
+use bloomlab::{Error, FilterKind, FilterSpec, Param, Result, theory};
 
 /// Size a Bloom filter. Give any sensible subset of n, p, m, k:
 /// n+p → m, k (Guava's formulas); n+m → k, p; m+p → n; n+p+k → m; p alone → bits and k per item.
@@ -266,14 +266,13 @@ const WIDTH_KINDS: &str =
     "cuckoo, xor, binary-fuse, ribbon (result bits) and quotient (remainder bits)";
 
 /// `calc --filter F`: the kind sized by its own rule for (n, p), and its model rate at n items.
-/// Dynamic kinds are built empty ([`FilterSpec::build`]) and measured; the static kinds (xor,
-/// binary-fuse, ribbon) need their keys to be built, so their size comes from their theory modules.
-/// Sized from p or from a fingerprint width (`fingerprint_bits` > 0, for the kinds that have one):
+/// Every number is the spec's [`FilterSpec::plan`] (nothing is built: the sizing the registry
+/// builds, the kind's model rate, its details at n items from the formulas). Sized from p or from a fingerprint width (`fingerprint_bits` > 0, for the kinds that have one):
 /// the width is used as given and the rate follows from it.
 ///
 /// # Errors
 /// Invalid n or p for the kind (xor and binary-fuse: p below 2^−16; ribbon: below 2^−32);
-/// neither p nor a width; a width the kind does not take; the memory cannot be had.
+/// neither p nor a width; a width the kind does not take; a table past the kind's limits.
 pub fn kind_sizing(
     kind: FilterKind,
     n: u64,
@@ -314,25 +313,17 @@ pub fn kind_sizing(
         ..FilterSpec::default()
     };
     let plan = spec.plan()?;
-    // Dynamic kinds are built empty: their heap bytes and their own details (at n items).
-    let (bytes, details) = if kind.caps().static_set {
-        (plan.bytes, plan.details.clone())
-    } else {
-        let built = spec.build()?;
-        let details = super::calc_details::at_n(&built, n);
-        (built.bytes() as u64, details)
-    };
     Ok(KindSizing {
         filter: kind,
         n,
         p,
         fingerprint_bits: fb,
         m_bits: plan.bits,
-        bytes,
-        bits_per_key: bytes as f64 * 8.0 / n as f64,
+        bytes: plan.bytes,
+        bits_per_key: plan.bytes as f64 * 8.0 / n as f64,
         k: plan.k,
         fpr_model: plan.fpr(),
-        details,
+        details: plan.details,
     })
 }
 
@@ -442,7 +433,8 @@ pub fn run(a: &Args) -> Result<()> {
     if a.rule.is_some() {
         return run_rules(a);
     }
-    if let Some(kind) = a.filter.filter(|&k| k != FilterKind::Standard) {
+    // A plain bit array is the classic design `solve` sizes; other kinds by their own rule.
+    if let Some(kind) = a.filter.filter(|&k| !k.caps().bit_array) {
         return run_kind(a, kind);
     }
     if a.arity != 0 {

@@ -5,7 +5,6 @@ pub mod out_path;
 
 pub mod build;
 pub mod calc;
-mod calc_details;
 pub mod choose;
 pub mod diagram;
 pub mod keys;
