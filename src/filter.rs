@@ -182,6 +182,17 @@ impl Width {
         }
     }
 
+    /// The widths the kind takes, in words (`8 or 16`, `1 to 32`).
+    #[must_use]
+    pub fn range(self) -> &'static str {
+        match self {
+            Width::None => "none",
+            Width::BucketFingerprints => "4 to 32",
+            Width::Remainders | Width::Results => "1 to 32",
+            Width::Fingerprints => "8 or 16",
+        }
+    }
+
     /// Whether the kind stores one entry per slot and fills to a load (cuckoo, quotient): the
     /// experiments sweep its load and its width.
     #[must_use]

@@ -9,6 +9,7 @@ use crate::filters::SplitBlockBloom;
 use crate::spec::FilterSpec;
 use crate::theory;
 use crate::theory::estimate::Shape;
+use crate::units::thousands;
 
 type Rows = Vec<(String, String)>;
 
@@ -18,19 +19,6 @@ fn row(label: &str, value: impl ToString) -> (String, String) {
 
 fn rate(p: f64) -> String {
     format!("{p:.6}")
-}
-
-/// `1234567` → `1,234,567`.
-fn grouped(x: u64) -> String {
-    let s = x.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// The details of `layout` (of `bits` payload bits, model rate `fpr` at `n`) holding `n` items.
@@ -171,16 +159,16 @@ pub(super) fn at_n(spec: &FilterSpec, layout: &Layout, bits: u64, n: u64, fpr: f
         }
         Layout::Xor { f } => vec![
             row("fingerprint bits", f),
-            row("slots", grouped(theory::xor::slots(n))),
+            row("slots", thousands(theory::xor::slots(n))),
         ],
         Layout::BinaryFuse { f, arity } => vec![
             row("fingerprint bits", f),
             row("arity", arity),
-            row("slots", grouped(theory::binary_fuse::layout(*arity, n).2)),
+            row("slots", thousands(theory::binary_fuse::layout(*arity, n).2)),
         ],
         Layout::Ribbon { r } => vec![
             row("result bits", r),
-            row("rows", grouped(theory::ribbon::slots(n))),
+            row("rows", thousands(theory::ribbon::slots(n))),
             row(
                 "overhead",
                 format!("{:.1}%", 100.0 * theory::ribbon::overhead(n)),

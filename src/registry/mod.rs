@@ -28,7 +28,7 @@ use crate::spec::FilterSpec;
 
 mod details;
 mod plan;
-use plan::{Layout, refuse_m_k, ribbon_result_bits, spec_arity, static_fingerprint_bits};
+use plan::{Layout, refuse_m_k, spec_arity, static_width};
 pub use plan::{Plan, Widths};
 
 /// Any filter, with run-time hash and strategy: what specs build and files load.
@@ -145,23 +145,18 @@ impl AnyFilter {
         K: AsRef<[u8]>,
     {
         let arity = spec_arity(spec)?;
+        // A static kind: sized from its keys, its width by the plan's rule.
+        let width = || refuse_m_k(spec).and_then(|()| static_width(spec));
         Ok(match spec.kind {
-            FilterKind::Xor => {
-                refuse_m_k(spec)?;
-                let f = static_fingerprint_bits(spec)?;
-                Self::Xor(XorFilter::from_keys_and(keys, f, hasher)?)
-            }
-            FilterKind::BinaryFuse => {
-                refuse_m_k(spec)?;
-                let f = static_fingerprint_bits(spec)?;
-                Self::BinaryFuse(BinaryFuseFilter::from_keys_arity_and(
-                    keys, f, arity, hasher,
-                )?)
-            }
+            FilterKind::Xor => Self::Xor(XorFilter::from_keys_and(keys, width()?, hasher)?),
+            FilterKind::BinaryFuse => Self::BinaryFuse(BinaryFuseFilter::from_keys_arity_and(
+                keys,
+                width()?,
+                arity,
+                hasher,
+            )?),
             FilterKind::Ribbon => {
-                refuse_m_k(spec)?;
-                let r = ribbon_result_bits(spec)?;
-                Self::Ribbon(RibbonFilter::from_keys_and(keys, r, hasher)?)
+                Self::Ribbon(RibbonFilter::from_keys_and(keys, width()?, hasher)?)
             }
             FilterKind::Standard
             | FilterKind::Counting

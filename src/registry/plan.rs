@@ -287,7 +287,7 @@ impl FilterSpec {
             }
             FilterKind::Xor => {
                 theory::xor::check_keys(n)?;
-                let f = static_fingerprint_bits(self)?;
+                let f = static_width(self)?;
                 widths.fingerprint_bits = Some(f);
                 let slots = theory::xor::slots(n);
                 let bytes = slots * u64::from(f / 8);
@@ -296,7 +296,7 @@ impl FilterSpec {
             }
             FilterKind::BinaryFuse => {
                 theory::xor::check_keys(n)?;
-                let f = static_fingerprint_bits(self)?;
+                let f = static_width(self)?;
                 widths.fingerprint_bits = Some(f);
                 widths.arity = Some(arity);
                 let slots = theory::binary_fuse::layout(arity, n).2;
@@ -306,7 +306,7 @@ impl FilterSpec {
             }
             FilterKind::Ribbon => {
                 let n = theory::ribbon::check_keys(n)?;
-                let r = ribbon_result_bits(self)?;
+                let r = static_width(self)?;
                 widths.fingerprint_bits = Some(r);
                 let slots = theory::ribbon::slots(n);
                 let bits = slots * u64::from(r);
@@ -380,31 +380,26 @@ fn split_block_layout(spec: &FilterSpec, n: u64) -> Result<u64> {
     Ok(blocks)
 }
 
-/// The fingerprint width of a static-set kind: `fingerprint_bits` if given (8 or 16), else from
-/// `p` ([`theory::xor::fingerprint_bits_for`]).
-pub(super) fn static_fingerprint_bits(spec: &FilterSpec) -> Result<u32> {
+/// The width of a static-set kind's entries, as its [`Width`] means it (fingerprint bits for
+/// xor and binary fuse, result bits for ribbon): `fingerprint_bits` if given (checked against
+/// the kind's range), else from `p` ([`theory::xor::fingerprint_bits_for`],
+/// [`theory::ribbon::result_bits_for`]). The one width rule of the plan and of the static
+/// constructors.
+pub(super) fn static_width(spec: &FilterSpec) -> Result<u32> {
+    let width = spec.kind.caps().width;
     match (spec.fingerprint_bits, spec.p) {
-        (0, Some(p)) => theory::xor::fingerprint_bits_for(p),
+        (0, Some(p)) => match width {
+            Width::Results => theory::ribbon::result_bits_for(p),
+            Width::Fingerprints | Width::None | Width::BucketFingerprints | Width::Remainders => {
+                theory::xor::fingerprint_bits_for(p)
+            }
+        },
         (0, None) => Err(Error::invalid(
             Param::P,
             "none",
-            "give p or fingerprint-bits (8 or 16)",
+            format!("give p or fingerprint-bits ({})", width.range()),
         )),
-        (f, _) => Width::Fingerprints.check(f),
-    }
-}
-
-/// The result width of a ribbon filter: `fingerprint_bits` if given (1 to 32), else from `p`
-/// ([`theory::ribbon::result_bits_for`]).
-pub(super) fn ribbon_result_bits(spec: &FilterSpec) -> Result<u32> {
-    match (spec.fingerprint_bits, spec.p) {
-        (0, Some(p)) => theory::ribbon::result_bits_for(p),
-        (0, None) => Err(Error::invalid(
-            Param::P,
-            "none",
-            "give p or fingerprint-bits (1 to 32)",
-        )),
-        (r, _) => Width::Results.check(r),
+        (f, _) => width.check(f),
     }
 }
 
