@@ -444,3 +444,113 @@ pub(super) fn refuse_m_k(spec: &FilterSpec) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::error::Error;
+    use crate::{Filter, FilterKind, FilterSpec};
+
+    /// The plan refuses exactly what building refuses, with the same error, for every kind and
+    /// a spread of bad and good parameters (static kinds: built from one key).
+    #[test]
+    fn the_plan_refuses_what_building_refuses() {
+        let specs = |kind| {
+            let base = FilterSpec::new(kind, 1_000, 0.01);
+            vec![
+                base.clone(),
+                FilterSpec {
+                    n: 0,
+                    ..base.clone()
+                },
+                FilterSpec {
+                    p: None,
+                    ..base.clone()
+                },
+                FilterSpec {
+                    p: Some(1e-12),
+                    ..base.clone()
+                },
+                FilterSpec {
+                    m: Some(10_000),
+                    ..base.clone()
+                },
+                FilterSpec {
+                    k: Some(3),
+                    ..base.clone()
+                },
+                FilterSpec {
+                    k: Some(99),
+                    ..base.clone()
+                },
+                FilterSpec {
+                    arity: 4,
+                    ..base.clone()
+                },
+                FilterSpec {
+                    arity: 5,
+                    ..base.clone()
+                },
+                FilterSpec {
+                    fingerprint_bits: 12,
+                    ..base.clone()
+                },
+                FilterSpec {
+                    fingerprint_bits: 16,
+                    p: None,
+                    ..base.clone()
+                },
+                FilterSpec {
+                    bucket_size: 3,
+                    ..base.clone()
+                },
+                FilterSpec {
+                    growth: 0.5,
+                    ..base.clone()
+                },
+            ]
+        };
+        let mut refused = 0;
+        for kind in FilterKind::ALL {
+            for spec in specs(kind) {
+                let built = if kind.caps().static_set {
+                    spec.build_from([b"key"]).map(|f| f.bits())
+                } else {
+                    spec.build().map(|f| f.bits())
+                };
+                let plan = spec.plan();
+                match (&plan, &built) {
+                    (Ok(plan), Ok(bits)) if !kind.caps().static_set => {
+                        assert_eq!(plan.bits, *bits, "{spec:?}");
+                    }
+                    (Ok(_), Ok(_)) => {}
+                    (Err(a), Err(b)) => {
+                        assert_eq!(a, b, "{spec:?}");
+                        refused += 1;
+                    }
+                    // A static kind's table follows from its keys, not n: n = 0 plans nothing
+                    // but builds from one key.
+                    (Err(Error::InvalidParameter { .. }), Ok(_))
+                        if kind.caps().static_set && spec.n == 0 => {}
+                    _ => panic!("{spec:?}: plan {plan:?}, build {built:?}"),
+                }
+            }
+        }
+        assert!(refused > 40, "{refused}");
+    }
+
+    /// A scalable plan's rate past its first capacity compounds its later layers' rates: above
+    /// the first layer's, below the bound p.
+    #[test]
+    fn a_scalable_plan_grows_past_its_capacity() {
+        let plan = FilterSpec::new(FilterKind::Scalable, 1_000, 0.01)
+            .plan()
+            .unwrap();
+        let at = |n| plan.fpr_at(n);
+        assert!(
+            at(1_000) < at(3_000) && at(3_000) < at(100_000),
+            "{}",
+            at(3_000)
+        );
+        assert!(at(1_000_000) <= 0.01, "{}", at(1_000_000));
+    }
+}
