@@ -147,6 +147,63 @@ pub enum Sizing {
     Rate,
 }
 
+/// What a kind's width (`fingerprint_bits` in a spec) means, and which widths it takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Width {
+    /// No width: Bloom kinds, whose cells are bits or counters.
+    None,
+    /// f-bit fingerprints in buckets of slots (cuckoo): 4 to 32 bits; its load counts slots.
+    BucketFingerprints,
+    /// r-bit remainders, one per slot (quotient): 1 to 32 bits; its load counts slots.
+    Remainders,
+    /// f-bit fingerprints of a static table (xor, binary fuse): 8 or 16 bits.
+    Fingerprints,
+    /// r-bit results of a static ribbon: 1 to 32 bits.
+    Results,
+}
+
+impl Width {
+    /// Check a width given for a kind of this meaning.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] on `fingerprint-bits`: out of the kind's range, or any
+    /// width for [`Width::None`].
+    pub fn check(self, bits: u32) -> Result<u32> {
+        match self {
+            Width::None => Err(Error::invalid(
+                crate::error::Param::FingerprintBits,
+                bits,
+                "not used by a Bloom kind: only cuckoo, xor, binary-fuse, ribbon (result bits) and quotient (remainder bits) take a width",
+            )),
+            Width::BucketFingerprints => crate::theory::cuckoo::check_fingerprint_bits(bits),
+            Width::Remainders => crate::theory::quotient::check_remainder_bits(bits),
+            Width::Fingerprints => crate::theory::xor::check_fingerprint_bits(bits),
+            Width::Results => crate::theory::ribbon::check_result_bits(bits),
+        }
+    }
+
+    /// The widths the kind takes, in words (`8 or 16`, `1 to 32`).
+    #[must_use]
+    pub fn range(self) -> &'static str {
+        match self {
+            Width::None => "none",
+            Width::BucketFingerprints => "4 to 32",
+            Width::Remainders | Width::Results => "1 to 32",
+            Width::Fingerprints => "8 or 16",
+        }
+    }
+
+    /// Whether the kind stores one entry per slot and fills to a load (cuckoo, quotient): the
+    /// experiments sweep its load and its width.
+    #[must_use]
+    pub fn has_load(self) -> bool {
+        match self {
+            Width::BucketFingerprints | Width::Remainders => true,
+            Width::None | Width::Fingerprints | Width::Results => false,
+        }
+    }
+}
+
 /// What a kind can do: every front end asks these instead of matching on kinds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[allow(
@@ -171,8 +228,19 @@ pub struct Capabilities {
     pub sizing: Sizing,
     /// The only k the kind accepts, if it fixes one (split-block: one bit in each of 8 words).
     pub fixed_k: Option<u32>,
-    /// Stores fingerprints in buckets of slots (takes `fingerprint_bits`; its load counts slots).
+    /// Stores fingerprints in slots that fill to a load (cuckoo, quotient):
+    /// `width.has_load()`.
     pub fingerprints: bool,
+    /// What its width means ([`Width`]), and whether it takes one.
+    pub width: Width,
+    /// Bits of one cell m counts when the kind is sized by bits: 1 (bit arrays), 4 (counting's
+    /// counters); 0 for kinds sized by rate.
+    pub cell_bits: u32,
+    /// Bits of the blocks m is rounded up to (blocked 512, split-block 256; 1 for none).
+    pub block_bits: u64,
+    /// The arities it can be built with (slots per key: binary fuse 3, the default, or 4);
+    /// empty for kinds that take none.
+    pub arities: &'static [u32],
 }
 
 impl FilterKind {
@@ -261,6 +329,15 @@ impl FilterKind {
             sizing: Sizing::Bits,
             fixed_k: None,
             fingerprints: false,
+            width: Width::None,
+            cell_bits: 1,
+            block_bits: 1,
+            arities: &[],
+        };
+        let by_rate = Capabilities {
+            sizing: Sizing::Rate,
+            cell_bits: 0,
+            ..bloom
         };
         match self {
             FilterKind::Standard => Capabilities {
@@ -271,45 +348,62 @@ impl FilterKind {
             FilterKind::Counting => Capabilities {
                 removable: true,
                 exposes_positions: true,
+                cell_bits: 4,
                 ..bloom
             },
             FilterKind::Blocked => Capabilities {
                 has_strategy: false,
+                block_bits: crate::theory::blocked::BLOCK_BITS,
                 ..bloom
             },
             FilterKind::SplitBlock => Capabilities {
                 has_strategy: false,
                 fixed_k: Some(8),
+                block_bits: crate::theory::split_block::BLOCK_BITS,
                 ..bloom
             },
             FilterKind::Scalable => Capabilities {
                 grows: true,
-                sizing: Sizing::Rate,
-                ..bloom
+                ..by_rate
             },
             // Resizing is explicit and doubles the rate at a given load: no `grows`.
-            FilterKind::Cuckoo | FilterKind::Quotient => Capabilities {
+            FilterKind::Cuckoo => Capabilities {
                 removable: true,
                 has_strategy: false,
-                sizing: Sizing::Rate,
                 fingerprints: true,
-                ..bloom
+                width: Width::BucketFingerprints,
+                ..by_rate
             },
-            FilterKind::Xor | FilterKind::BinaryFuse => Capabilities {
+            FilterKind::Quotient => Capabilities {
+                removable: true,
+                has_strategy: false,
+                fingerprints: true,
+                width: Width::Remainders,
+                ..by_rate
+            },
+            FilterKind::Xor => Capabilities {
                 static_set: true,
                 has_strategy: false,
-                sizing: Sizing::Rate,
                 fixed_k: Some(3),
-                ..bloom
+                width: Width::Fingerprints,
+                ..by_rate
+            },
+            // k is the arity: 3 unless 4 is asked for.
+            FilterKind::BinaryFuse => Capabilities {
+                static_set: true,
+                has_strategy: false,
+                width: Width::Fingerprints,
+                arities: &crate::theory::binary_fuse::ARITIES,
+                ..by_rate
             },
             // Two adjacent 64-row blocks read per query. Not `fingerprints`: that capability means
-            // cuckoo-style buckets of slots (8/12/16-bit, a load to sweep) to the experiments.
+            // slots that fill to a load (a load to sweep) to the experiments.
             FilterKind::Ribbon => Capabilities {
                 static_set: true,
                 has_strategy: false,
-                sizing: Sizing::Rate,
                 fixed_k: Some(2),
-                ..bloom
+                width: Width::Results,
+                ..by_rate
             },
         }
     }

@@ -8,7 +8,7 @@
 //! |---|---|
 //! | [`filter`] | the [`Filter`] trait (and its no-false-negative contract), [`Removable`], [`FilterKind`] with its capabilities and file-format code |
 //! | [`filters`] | one type per filter: [`StandardBloom`], … |
-//! | [`registry`] | [`AnyFilter`]: the closed enum over the concrete filters that specs build and files load |
+//! | [`registry`] | [`AnyFilter`]: the closed enum over the concrete filters that specs build and files load; [`FilterSpec::plan`]: what a spec costs (bits, bytes, k, widths, model rate) before it is built |
 //! | [`persist`] | saving and loading filters: versioned, checksummed, atomic, keys withheld; one codec per kind |
 //! | [`guava`] | reading and writing Guava's serialized Bloom filters (`BloomFilter.writeTo`) |
 //! | [`hash`] | hash functions ([`hash::ItemHasher`]), index strategies ([`hash::IndexStrategy`]), key material |
@@ -40,7 +40,7 @@
 //! | 2 | `filter` (the trait, [`FilterKind`], capabilities), `design` | layers 0–1 |
 //! | 3 | `filters/*` (one concrete type each) | layers 0–2 |
 //! | 4 | `persist` (container + one codec per kind), `guava`, `spec`, `walkthrough` | layers 0–3 |
-//! | 5 | `registry` ([`AnyFilter`]: build, decode, save; defines `FilterSpec::build`) | layers 0–4 |
+//! | 5 | `registry` ([`AnyFilter`]: build, decode, save; defines `FilterSpec::build` and `FilterSpec::plan`) | layers 0–4 |
 //! | 6 | `workload`, `measure` | layers 0–5 |
 //! | 7 | `choose`; `experiment`, `plot` (feature `experiments`), `redis` (feature `redis`) | layers 0–6 |
 //! | app | the `bloomlab` binary: `cli/*`, `tui/*` (features `cli`, `tui`) | the library |
@@ -52,7 +52,8 @@
 //! Inside the crate every `match` over [`FilterKind`] and over [`AnyFilter`] is exhaustive (the
 //! enums are not `#[non_exhaustive]`), and every front end asks a kind's
 //! [`Capabilities`](filter::Capabilities) (removable, grows, static, has a strategy, exposes
-//! positions, is a bit array, sized by bits or by rate) instead of naming kinds.
+//! positions, is a bit array, sized by bits or by rate, what its width means, its arities) or
+//! a spec's [`FilterSpec::plan`] (its size and model rate) instead of naming kinds.
 //!
 //! ## Adding a filter kind
 //!
@@ -61,15 +62,22 @@
 //! 2. `src/theory/NAME.rs`: its model — FPR, bits/key, sizing from (n, p) — each formula cited
 //!    (a `pub mod` line in `theory/mod.rs`).
 //! 3. `src/filter.rs`: the [`FilterKind`] variant — its public name, a new never-reused format
-//!    code, its capabilities.
-//! 4. `src/registry.rs`: the [`AnyFilter`] variant and its arms in `build_with` and `decode`.
+//!    code, its capabilities (what its width means, its arities, how it is sized).
+//! 4. `src/registry/`: the [`AnyFilter`] variant and its arms (`mod.rs`: `each!`, `build_with`
+//!    or `build_from_with`, `decode`), its sizing arm in `plan.rs` ([`FilterSpec::plan`]: the
+//!    layout the registry builds and its model rate, from step 2) and its rows in `details.rs`.
 //! 5. `src/persist/codecs/NAME.rs`: its [`persist::Persist`] impl (a `mod` line in
 //!    `codecs/mod.rs`).
 //!
-//! Then `cargo build --all-targets` lists every other place that must handle the kind (the
-//! `each!` dispatch, the capability and code tables, the conformance suite's sample files);
-//! nothing else needs to know it exists. `FilterKind` sits in `filter.rs`, below the filters,
-//! and not in `registry.rs`, because each filter names its own kind: one file holding both the
+//! Then `cargo build --all-targets --all-features` lists every other place that must handle
+//! the kind: `choose`'s cost model (a lookup's measured in-cache time and cache lines, and the
+//! kind's variants) and the persistence property test's sample files. `calc`, `choose`'s
+//! sizes and rates, the TUI and the experiments ask the plan and the capabilities and need
+//! nothing. Checked with a scratch copy of xor (2026-12-07): 3 new files, 10 edited (the 7
+//! above, `choose/model.rs`, `choose/mod.rs`, `tests/persist_props.rs`), then the tests name
+//! two more: the pinned format codes (`registry/mod.rs`) and the Compare table, whose eleventh
+//! row no longer fits 80×24. `FilterKind` sits in `filter.rs`, below the filters,
+//! and not in `registry/`, because each filter names its own kind: one file holding both the
 //! kinds and the enum over the concrete types would import the filters that import it.
 //!
 //! ```

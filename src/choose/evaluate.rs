@@ -85,6 +85,7 @@ pub fn evaluate(cand: &Candidate, c: &Constraints, ctl: &Control<'_>) -> Result<
         label: cand.label.clone(),
         spec: cand.spec.clone(),
         measured: true,
+        bits: m.m_bits,
         bytes: m.bytes as u64,
         bits_per_key: m.bits_per_key,
         fpr: m.fpr,

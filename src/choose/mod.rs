@@ -342,18 +342,10 @@ fn size(mut spec: FilterSpec, c: &Constraints) -> Option<FilterSpec> {
         (Target::Fpr(p), _) => spec.p = Some(p),
         (_, Sizing::Bits) => {
             let b = c.bits_per_key_budget()?;
-            let cells = if spec.kind == FilterKind::Counting {
-                4.0
-            } else {
-                1.0
-            };
-            let m = (b * n as f64 / cells).floor() as u64;
+            let caps = spec.kind.caps();
+            let m = (b * n as f64 / f64::from(caps.cell_bits)).floor() as u64;
             // Blocked filters round m up to whole blocks: round down first so they fit.
-            let block = match spec.kind {
-                FilterKind::Blocked => theory::blocked::BLOCK_BITS,
-                FilterKind::SplitBlock => theory::split_block::BLOCK_BITS,
-                _ => 1,
-            };
+            let block = caps.block_bits;
             let m = m / block * block;
             if m == 0 {
                 return None;
@@ -395,6 +387,9 @@ pub struct Measured {
     pub spec: FilterSpec,
     /// `true`: built and timed; `false`: the theory model of [`estimate`].
     pub measured: bool,
+    /// Payload bits of the filter as built ([`crate::Filter::bits`]; model: its
+    /// [`crate::registry::Plan`]'s bits).
+    pub bits: u64,
     /// Heap bytes of the filter (model: payload bits / 8).
     pub bytes: u64,
     /// Heap bits per key.
@@ -468,6 +463,7 @@ pub fn estimate(c: &Constraints) -> Result<Vec<Measured>> {
                 label: cand.label,
                 spec: cand.spec,
                 measured: false,
+                bits: cand.model.bits,
                 bytes: cand.model.bits.div_ceil(8),
                 bits_per_key: cand.model.bits_per_key,
                 fpr,

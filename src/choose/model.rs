@@ -2,7 +2,7 @@
 //! (no filter built, no key hashed), and a rough per-kind cost of one lookup from the cache
 //! lines it touches. Cheap enough to recompute on every keystroke of a live screen.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::filter::FilterKind;
 use crate::spec::FilterSpec;
 use crate::theory;
@@ -24,140 +24,45 @@ pub struct ModelPoint {
     pub kind: FilterKind,
 }
 
-/// The model point of `spec` holding `spec.n` keys.
-///
-/// Formulas: Bloom (1970) / Broder & Mitzenmacher (2004) `(1 − e^(−kn/m))^k` for standard and
-/// scalable's first layer; Fan et al. (2000) for counting; Putze, Sanders & Singler (2007,
-/// "Cache-, hash- and space-efficient Bloom filters", WEA, §3) for blocked and split-block;
-/// Fan, Andersen, Kaminsky & Mitzenmacher (2014, CoNEXT, §4) for cuckoo at its load; Bender et
-/// al. (2012, "Don't thrash", PVLDB) for quotient; `2^−f` for xor (Graf & Lemire 2020, JEA),
-/// binary fuse (Graf & Lemire 2022, JEA) and ribbon (Dillinger & Walzer 2021). Each is the
-/// function of [`crate::theory`] named in the code.
+/// The model point of `spec` holding `spec.n` keys: its bits and model rate are the spec's
+/// [`Plan`](crate::registry::Plan) (the kind's own formula, cited in its theory module, and the
+/// sizing the registry builds); `choose` adds only the cache lines a lookup touches.
 ///
 /// # Errors
-/// The sizing refusals of the kind's theory module (n, p, m, k, widths out of range).
+/// The refusals of [`FilterSpec::plan`] (n, p, m, k, widths out of range).
 pub fn model_point(spec: &FilterSpec) -> Result<ModelPoint> {
-    let n = theory::check_n(spec.n)?;
-    let nf = n as f64;
-    // Share of the bits a Bloom query meets set: about 1/2 at the optimum, so an absent key
+    let plan = spec.plan()?;
+    let n = plan.n;
+    // Share of the cells a Bloom query meets set: about 1/2 at the optimum, so an absent key
     // stops after 1/(1 − fill) probes on average.
-    let bloom_miss = |m: u64, k: u32| {
-        let fill = theory::expected_fill(m, n, k).clamp(0.0, 0.999);
-        (1.0 / (1.0 - fill)).min(f64::from(k))
+    let bloom_miss = || {
+        let fill = theory::expected_fill(plan.cells, n, plan.k).clamp(0.0, 0.999);
+        (1.0 / (1.0 - fill)).min(f64::from(plan.k))
     };
-    let (bits, fpr, hit, miss) = match spec.kind {
-        FilterKind::Standard => {
-            let s = spec.bloom_sizing()?;
-            let miss = bloom_miss(s.m, s.k);
-            (s.m, theory::fpr_classic(s.m, n, s.k), f64::from(s.k), miss)
+    let (hit, miss) = match spec.kind {
+        FilterKind::Standard | FilterKind::Counting | FilterKind::Scalable => {
+            (f64::from(plan.k), bloom_miss())
         }
-        FilterKind::Counting => {
-            let s = spec.bloom_sizing()?;
-            let miss = bloom_miss(s.m, s.k);
-            let f = theory::counting::fpr_counting(s.m, n, s.k);
-            // Four bits per counter: refused (not wrapped) past 2^64 bits.
-            let bits = s.m.checked_mul(4).ok_or(Error::Allocation {
-                bytes: u128::from(s.m) / 2,
-            })?;
-            (bits, f, f64::from(s.k), miss)
+        FilterKind::Blocked | FilterKind::SplitBlock => (1.0, 1.0),
+        // A hit finds its fingerprint in the first bucket about half the time.
+        FilterKind::Cuckoo => (1.5, 2.0),
+        FilterKind::Quotient => (1.2, 1.2),
+        FilterKind::Xor => (3.0, 3.0),
+        // Fuse slots of one key lie in consecutive segments: fewer distinct lines.
+        FilterKind::BinaryFuse => {
+            let lines = f64::from(plan.k) - 0.5;
+            (lines, lines)
         }
-        FilterKind::Blocked => {
-            let bb = theory::blocked::BLOCK_BITS;
-            let (m, k) = match spec.m {
-                Some(m) => {
-                    let blocks = theory::check_m(m)?.div_ceil(bb);
-                    let k = match spec.k {
-                        Some(k) => theory::check_k(k)?,
-                        None => theory::blocked::optimal_k_blocked(blocks, n).0,
-                    };
-                    (blocks * bb, k)
-                }
-                None => {
-                    let s = theory::blocked::size_for(n, p_of(spec)?, spec.k)?;
-                    (s.m, s.k)
-                }
-            };
-            (m, theory::blocked::fpr_blocked(m, n, k, bb), 1.0, 1.0)
-        }
-        FilterKind::SplitBlock => {
-            let bb = theory::split_block::BLOCK_BITS;
-            let m = match spec.m {
-                Some(m) => theory::check_m(m)?.div_ceil(bb) * bb,
-                None => theory::split_block::blocks_for(n, p_of(spec)?)? * bb,
-            };
-            (m, theory::split_block::fpr_split_block(m, n), 1.0, 1.0)
-        }
-        FilterKind::Scalable => {
-            let p0 = theory::scalable::first_layer_rate(p_of(spec)?, spec.tightening);
-            let s = theory::scalable::layer_sizing(n, p0)?;
-            let miss = bloom_miss(s.m, s.k);
-            (s.m, theory::fpr_classic(s.m, n, s.k), f64::from(s.k), miss)
-        }
-        FilterKind::Cuckoo => {
-            let p = spec.p.unwrap_or(0.5);
-            let s = theory::cuckoo::sizing(n, p, spec.bucket_size, spec.fingerprint_bits)?;
-            let bits = s.buckets * u64::from(s.bucket_size) * u64::from(s.fingerprint_bits);
-            // A hit finds its fingerprint in the first bucket about half the time.
-            (bits, s.fpr_at(n), 1.5, 2.0)
-        }
-        FilterKind::Quotient => {
-            let (q, r) = theory::quotient::sizing(
-                n,
-                spec.p,
-                spec.fingerprint_bits,
-                theory::quotient::DEFAULT_MAX_LOAD,
-            )?;
-            let slots = 1u64 << q;
-            let bits = slots * u64::from(r + theory::quotient::METADATA_BITS);
-            (bits, theory::quotient::fpr_exact(q, r, n), 1.2, 1.2)
-        }
-        FilterKind::Xor | FilterKind::BinaryFuse => {
-            theory::xor::check_keys(n)?;
-            let f = match (spec.fingerprint_bits, spec.p) {
-                (0, Some(p)) => theory::xor::fingerprint_bits_for(p)?,
-                (f, _) => theory::xor::check_fingerprint_bits(f)?,
-            };
-            let (slots, lines) = if spec.kind == FilterKind::Xor {
-                (theory::xor::slots(n), 3.0)
-            } else {
-                let arity = if spec.arity == 0 { 3 } else { spec.arity };
-                let arity = theory::binary_fuse::check_arity(arity)?;
-                // Fuse slots of one key lie in consecutive segments: fewer distinct lines.
-                (
-                    theory::binary_fuse::layout(arity, n).2,
-                    f64::from(arity) - 0.5,
-                )
-            };
-            (slots * u64::from(f), theory::xor::fpr(f), lines, lines)
-        }
-        FilterKind::Ribbon => {
-            let n = theory::ribbon::check_keys(n)?;
-            let r = match (spec.fingerprint_bits, spec.p) {
-                (0, Some(p)) => theory::ribbon::result_bits_for(p)?,
-                (r, _) => theory::ribbon::check_result_bits(r)?,
-            };
-            // Two adjacent 64-row blocks: one or two lines.
-            (
-                theory::ribbon::slots(n) * u64::from(r),
-                theory::ribbon::fpr(r),
-                1.5,
-                1.5,
-            )
-        }
+        // Two adjacent 64-row blocks: one or two lines.
+        FilterKind::Ribbon => (1.5, 1.5),
     };
     Ok(ModelPoint {
-        bits,
-        bits_per_key: bits as f64 / nf,
-        fpr,
+        bits: plan.bits,
+        bits_per_key: plan.bits_per_key(),
+        fpr: plan.fpr(),
         lines_hit: hit,
         lines_miss: miss,
         kind: spec.kind,
-    })
-}
-
-fn p_of(spec: &FilterSpec) -> Result<f64> {
-    spec.p.ok_or_else(|| {
-        crate::error::Error::invalid(crate::error::Param::P, "none", "give p (or m)")
     })
 }
 

@@ -78,7 +78,7 @@ fn every_candidate_meets_the_target() {
             cand.model.bits_per_key
         );
         // Counting spends 4 bits a counter: 2.5 counters per key leave it near 30%.
-        let worst = if cand.spec.kind == FilterKind::Counting {
+        let worst = if cand.spec.kind.caps().cell_bits > 1 {
             0.35
         } else {
             0.05
@@ -116,6 +116,7 @@ fn point(label: &str, kind: FilterKind, bpk: f64, fpr: f64, lookup: f64) -> Meas
         label: label.into(),
         spec: FilterSpec::new(kind, 1000, 0.01),
         measured: true,
+        bits: (bpk * 1000.0) as u64,
         bytes: 0,
         bits_per_key: bpk,
         fpr,

@@ -454,7 +454,7 @@ fn label_series(series: &mut [SeriesDef]) {
             let kind_specific = match *name {
                 "f" => s.spec.kind.caps().fingerprints,
                 "s" | "r" => s.spec.kind.caps().grows,
-                "arity" => s.spec.kind == crate::filter::FilterKind::BinaryFuse,
+                "arity" => !s.spec.kind.caps().arities.is_empty(),
                 "hash" | "strategy" => true,
                 _ => true,
             };

@@ -7,7 +7,7 @@ use super::runners::{self, Planned};
 use super::source::{Doc, pos_of};
 use super::spec::{FilterEntry, RunnerKind, Sweep, SweepVar, TheoryName};
 use crate::error::{Error, Param, Result};
-use crate::filter::{FilterKind, Sizing};
+use crate::filter::Sizing;
 use crate::plot::Scale;
 use crate::spec::FilterSpec;
 use crate::theory;
@@ -467,11 +467,7 @@ impl Experiment {
             }
         }
         if let Some(fb) = e.fingerprint_bits
-            && let Err(err) = if e.kind == FilterKind::Quotient {
-                theory::quotient::check_remainder_bits(fb)
-            } else {
-                theory::cuckoo::check_fingerprint_bits(fb)
-            }
+            && let Err(err) = e.kind.caps().width.check(fb)
         {
             return bad("fingerprint_bits", err.to_string());
         }
@@ -535,7 +531,7 @@ impl Experiment {
                 );
             }
         }
-        if e.arity.is_some() && e.kind != crate::filter::FilterKind::BinaryFuse {
+        if e.arity.is_some() && e.kind.caps().arities.is_empty() {
             return bad(
                 "arity",
                 format!("not used by {}: only binary-fuse takes an arity", e.kind),
@@ -678,33 +674,6 @@ fn check_filter(fs: &FilterSpec) -> Result<()> {
             format!("not used by {}", fs.kind),
         ));
     }
-    if fs.kind == FilterKind::Quotient {
-        theory::quotient::sizing(
-            fs.n,
-            fs.p,
-            fs.fingerprint_bits,
-            theory::quotient::DEFAULT_MAX_LOAD,
-        )?;
-    } else if fs.kind.caps().fingerprints {
-        match (fs.fingerprint_bits, fs.p) {
-            (0, Some(p)) => theory::cuckoo::fingerprint_bits_for(p).map(drop)?,
-            (0, None) => {
-                return Err(Error::invalid(
-                    Param::P,
-                    "none",
-                    "give p or fingerprint_bits",
-                ));
-            }
-            (f, _) => theory::cuckoo::check_fingerprint_bits(f).map(drop)?,
-        }
-        theory::cuckoo::buckets_for(fs.n)?;
-    }
-    if fs.kind.caps().grows {
-        if fs.p.is_none() {
-            return Err(Error::invalid(Param::P, "none", "give p"));
-        }
-        theory::scalable::check_growth(fs.growth)?;
-        theory::scalable::check_tightening(fs.tightening)?;
-    }
-    Ok(())
+    // The kind's own sizing rule (widths, table limits, scalable's growth), as built.
+    fs.plan().map(drop)
 }

@@ -195,7 +195,14 @@ impl<H: ItemHasher> BlockedBloom<H> {
     /// # Errors
     /// Invalid `n`, `p` or `k`; [`Error::Allocation`].
     pub fn with_rate_and(n: u64, p: f64, k: Option<u32>, hasher: H) -> Result<Self> {
-        let s = theory::blocked::size_for(n, p, k)?;
+        Self::with_sizing_and(theory::blocked::size_for(n, p, k)?, hasher)
+    }
+
+    /// A filter as [`theory::blocked::size_for`] sized it (which it keeps for its details).
+    ///
+    /// # Errors
+    /// As [`Self::with_blocks_and`].
+    pub fn with_sizing_and(s: theory::blocked::BlockedSizing, hasher: H) -> Result<Self> {
         let mut f = Self::with_blocks_and(s.blocks, s.k, hasher)?;
         f.sizing = Some(s);
         Ok(f)

@@ -129,6 +129,17 @@ impl ScalableBloom<Xxh3, EnhancedDoubleHashing> {
 }
 
 impl<H: ItemHasher, S: IndexStrategy> ScalableBloom<H, S> {
+    /// Room for layers a new filter reserves in its list (as many as the first push of a
+    /// `Vec` makes room for).
+    const FIRST_LAYER_SLOTS: usize = 4;
+
+    /// Heap bytes of a new filter's list of layers: what [`Filter::bytes`] adds to the first
+    /// layer's bits before the filter grows.
+    #[must_use]
+    pub fn new_list_bytes() -> usize {
+        Self::FIRST_LAYER_SLOTS * std::mem::size_of::<Layer<H, S>>()
+    }
+
     /// A filter from `params` with the given hash and strategy (shared by all layers).
     ///
     /// # Errors
@@ -139,7 +150,7 @@ impl<H: ItemHasher, S: IndexStrategy> ScalableBloom<H, S> {
         model::check_growth(params.growth)?;
         model::check_tightening(params.tightening)?;
         let mut f = Self {
-            layers: Vec::new(),
+            layers: Vec::with_capacity(Self::FIRST_LAYER_SLOTS),
             params,
             hasher,
             strategy,

@@ -199,10 +199,16 @@ impl<H: ItemHasher> SplitBlockBloom<H> {
         Ok(Self::new_from(v, 0, hasher))
     }
 
+    /// Whether `hasher` hashes as Parquet's split block filters do (xxh64, seed 0): then a
+    /// filter's bits are Parquet's.
+    #[must_use]
+    pub fn parquet_hasher(hasher: &H) -> bool {
+        hasher.id() == HashId::Xxh64 && hasher.hash128(b"").lo == XXH64_EMPTY_SEED0
+    }
+
     /// The filter of these parts, hashing with `hash64` (the blocks are 1 ..= 2³²).
     fn new_from(blocks: Vec<SbBlock>, len: u64, hasher: H) -> Self {
-        let parquet_hash =
-            hasher.id() == HashId::Xxh64 && hasher.hash128(b"").lo == XXH64_EMPTY_SEED0;
+        let parquet_hash = Self::parquet_hasher(&hasher);
         Self {
             blocks,
             len: InsertCount::new(len),

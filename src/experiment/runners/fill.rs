@@ -8,9 +8,8 @@ use crate::error::{Error, Param, Result};
 use crate::experiment::curves;
 use crate::experiment::table::Row;
 use crate::experiment::{Experiment, Progress, SeriesDef, SweepVar, TheoryName};
-use crate::filter::{Filter, FilterKind};
+use crate::filter::Filter;
 use crate::spec::FilterSpec;
-use crate::theory;
 use crate::workload::KeyGen;
 use std::collections::HashSet;
 
@@ -76,14 +75,11 @@ fn checkpoint(var: SweepVar, x: f64, n: u64, slots: u64) -> u64 {
     }
 }
 
-/// [`checkpoint`] before the filter is built: slots from the cuckoo sizing rule (what
-/// validation checks against the key generator).
+/// [`checkpoint`] before the filter is built: slots from the kind's plan
+/// ([`FilterSpec::plan`]'s cells: what validation checks against the key generator).
 pub(super) fn planned_target(fspec: &FilterSpec, var: SweepVar, x: f64) -> u64 {
-    let slots = if var == SweepVar::Load && fspec.kind == FilterKind::Quotient {
-        theory::quotient::quotient_bits_for(fspec.n, theory::quotient::DEFAULT_MAX_LOAD)
-            .map_or(0, |q| 1u64 << q)
-    } else if var == SweepVar::Load {
-        theory::cuckoo::buckets_for(fspec.n).map_or(0, |b| b.saturating_mul(4))
+    let slots = if var == SweepVar::Load {
+        fspec.plan().map_or(0, |p| p.cells)
     } else {
         0
     };

@@ -2,8 +2,9 @@
 //! sweep that it can reach, built at its design n (static kinds from their whole key set),
 //! measured with [`crate::measure::measure`]: bits per key against measured FPR.
 //!
-//! Kinds with a discrete width (cuckoo 4 to 32 bits, xor/binary fuse 8 or 16, ribbon 1 to 32) give the
-//! same filter for many p; each configuration is measured once (at the largest p that picks it,
+//! Kinds with a discrete width (cuckoo 4 to 32 bits, xor/binary fuse 8 or 16, ribbon 1 to 32,
+//! quotient's remainder 1 to 32) give the same filter for many p (their
+//! [`FilterSpec::plan`]'s width); each configuration is measured once (at the largest p that picks it,
 //! the first in a descending sweep). A p the kind cannot reach (xor below 2^−16) is left out,
 //! not an error. Queries per point: `⌈target/p⌉` so that about `target` false positives are
 //! expected (`params.target_false_positives`, default 100), at least 10⁴ and at most the
@@ -13,7 +14,7 @@ use super::sweep::{measure_with_progress, measurement_row, work_of};
 use super::{RunOutput, apply_bpk};
 use crate::error::Result;
 use crate::experiment::{Experiment, Progress, SeriesDef};
-use crate::filter::FilterKind;
+use crate::filter::Width;
 use crate::measure::MeasureConfig;
 use crate::spec::FilterSpec;
 use crate::theory;
@@ -37,27 +38,22 @@ pub(super) fn point_spec(s: &SeriesDef, p: f64) -> Option<Result<FilterSpec>> {
     if let Err(e) = apply_bpk(&mut fs, s.bits_per_key) {
         return Some(Err(e));
     }
-    let reachable = match fs.kind {
-        _ if fs.fingerprint_bits != 0 => true,
-        FilterKind::Cuckoo => theory::cuckoo::fingerprint_bits_for(p).is_ok(),
-        FilterKind::Ribbon => theory::ribbon::result_bits_for(p).is_ok(),
-        k if k.caps().static_set => theory::xor::fingerprint_bits_for(p).is_ok(),
-        _ => true,
-    };
+    // A kind with a width reaches p when its plan can pick a width for it.
+    let reachable =
+        fs.fingerprint_bits != 0 || fs.kind.caps().width == Width::None || fs.plan().is_ok();
     reachable.then_some(Ok(fs))
 }
 
-/// What makes two points of one series the same filter: the fingerprint width a fingerprint
-/// kind picks for p (every p for a given width builds the same filter), else p itself.
+/// What makes two points of one series the same filter: the width the kind's plan picks for p
+/// (fingerprint, remainder or result bits: every p that picks it builds the same filter at
+/// this n), else p itself.
 fn configuration(fs: &FilterSpec) -> Option<u32> {
-    let p = fs.p?;
-    match fs.kind {
-        _ if fs.fingerprint_bits != 0 => Some(fs.fingerprint_bits),
-        FilterKind::Cuckoo => theory::cuckoo::fingerprint_bits_for(p).ok(),
-        // Ribbon: any result width 1 to 32, one point per width.
-        FilterKind::Ribbon => theory::ribbon::result_bits_for(p).ok(),
-        k if k.caps().static_set => theory::xor::fingerprint_bits_for(p).ok(),
-        _ => None,
+    fs.p?;
+    match fs.kind.caps().width {
+        Width::None => None,
+        Width::BucketFingerprints | Width::Remainders | Width::Fingerprints | Width::Results => {
+            fs.plan().ok().and_then(|plan| plan.widths.fingerprint_bits)
+        }
     }
 }
 
@@ -80,13 +76,16 @@ pub(super) fn points(exp: &Experiment, s: &SeriesDef) -> Vec<(f64, Result<Filter
     out
 }
 
-/// The rate the queries are planned for: a fingerprint kind's own width decides its rate, not
-/// the target p that picked it (xor/binary-fuse `2^−f`; cuckoo at most `2b/2^f` = `8/2^f`, half
-/// of it taken, for a table about half full or more); other kinds the target p.
+/// The rate the queries are planned for: a kind with a width is at the rate its width gives,
+/// not the target p that picked it (its plan's model rate at n: xor/binary-fuse/ribbon `2^−f`,
+/// quotient at its load; cuckoo at most `2b/2^f` = `8/2^f`, half of it taken, for a table
+/// about half full or more); other kinds the target p.
 fn expected_rate(fs: &FilterSpec, p: f64) -> f64 {
-    match (fs.kind, configuration(fs)) {
-        (FilterKind::Cuckoo, Some(f)) => 4.0 / 2f64.powi(f as i32),
-        (_, Some(f)) => theory::xor::fpr(f),
+    match (fs.kind.caps().width, configuration(fs)) {
+        (Width::BucketFingerprints, Some(f)) => 4.0 / 2f64.powi(f as i32),
+        (Width::Remainders | Width::Fingerprints | Width::Results, Some(_)) => {
+            fs.plan().map_or(p, |plan| plan.fpr())
+        }
         _ => p,
     }
     .min(p)

@@ -28,9 +28,7 @@ pub struct Args {
     /// File of keys, one per line (`-` for standard input, which then needs --n).
     #[arg(long)]
     pub keys: PathBuf,
-    /// Filter kind: standard, counting, blocked, split-block, scalable, cuckoo, xor, binary-fuse,
-    /// ribbon, quotient.
-    #[arg(long, value_parser = parse_filter, default_value = "standard")]
+    #[arg(long, value_parser = parse_filter, default_value = "standard", help = super::filter_help())]
     pub filter: FilterKind,
     /// Target false-positive rate, strictly between 0 and 1 (0.01, 1%, 1/100); not needed with
     /// --m or --fingerprint-bits (the width sets the rate).
@@ -45,12 +43,9 @@ pub struct Args {
     /// Design capacity (default: the number of non-empty lines, counted in a first pass).
     #[arg(long, allow_hyphen_values = true, value_parser = parse_n)]
     pub n: Option<u64>,
-    /// Hash: sip13, sip24, wyhash, xxh3, xxh64, murmur3, fx, fnv1a, weak.
-    #[arg(long, value_parser = parse_hash, default_value = "xxh3")]
+    #[arg(long, value_parser = parse_hash, default_value = "xxh3", help = super::hash_help())]
     pub hash: HashId,
-    /// Index strategy: double, enhanced-double, enhanced-double-64, rotate-add-64, independent,
-    /// guava32, guava64.
-    #[arg(long, value_parser = parse_strategy, default_value = "enhanced-double")]
+    #[arg(long, value_parser = parse_strategy, default_value = "enhanced-double", help = super::strategy_help())]
     pub strategy: StrategyId,
     /// Hash seed (stored in the file; not a secret: give --key-file for a secret SipHash key).
     /// murmur3 takes 0 to 2^32 - 1.

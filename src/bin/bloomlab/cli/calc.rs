@@ -6,9 +6,10 @@ use super::{
     thousands,
 };
 use bloomlab::design::Design;
+use bloomlab::filter::Width;
 use bloomlab::theory::rules::{self, Allocation, Rule};
 use bloomlab::units::{format_one_in, format_one_in_ln, format_prob_bounded, format_prob_ln};
-use bloomlab::{Error, Filter, FilterKind, FilterSpec, Param, Result, theory};
+use bloomlab::{Error, FilterKind, FilterSpec, Param, Result, theory};
 
 /// Size a Bloom filter. Give any sensible subset of n, p, m, k:
 /// n+p → m, k (Guava's formulas); n+m → k, p; m+p → n; n+p+k → m; p alone → bits and k per item.
@@ -32,9 +33,8 @@ pub struct Args {
     /// redisbloom-nonscaling, parquet, optimal; without a value (or `all`) every rule, a line each.
     #[arg(long, num_args = 0..=1, default_missing_value = "all", value_name = "RULE")]
     pub rule: Option<String>,
-    /// Size this filter kind by its own rule from --n and --p (standard, counting, blocked,
-    /// split-block, scalable, cuckoo, xor, binary-fuse, ribbon, quotient; default standard).
-    #[arg(long, value_parser = parse_filter)]
+    /// Size this filter kind by its own rule from --n and --p (default standard).
+    #[arg(long, value_parser = parse_filter, long_help = format!("Size this filter kind by its own rule from --n and --p ({}; default standard)", bloomlab::FilterKind::names().join(", ")))]
     pub filter: Option<FilterKind>,
     /// With `--filter binary-fuse`: slots per key, 3 or 4 (4-wise: ≈1.075·f bits/key instead of
     /// 1.125·f); 0 = the default, 3.
@@ -266,14 +266,13 @@ const WIDTH_KINDS: &str =
     "cuckoo, xor, binary-fuse, ribbon (result bits) and quotient (remainder bits)";
 
 /// `calc --filter F`: the kind sized by its own rule for (n, p), and its model rate at n items.
-/// Dynamic kinds are built empty ([`FilterSpec::build`]) and measured; the static kinds (xor,
-/// binary-fuse, ribbon) need their keys to be built, so their size comes from their theory modules.
-/// Sized from p or from a fingerprint width (`fingerprint_bits` > 0, for the kinds that have one):
+/// Every number is the spec's [`FilterSpec::plan`] (nothing is built: the sizing the registry
+/// builds, the kind's model rate, its details at n items from the formulas). Sized from p or from a fingerprint width (`fingerprint_bits` > 0, for the kinds that have one):
 /// the width is used as given and the rate follows from it.
 ///
 /// # Errors
 /// Invalid n or p for the kind (xor and binary-fuse: p below 2^−16; ribbon: below 2^−32);
-/// neither p nor a width; a width the kind does not take; the memory cannot be had.
+/// neither p nor a width; a width the kind does not take; a table past the kind's limits.
 pub fn kind_sizing(
     kind: FilterKind,
     n: u64,
@@ -281,19 +280,11 @@ pub fn kind_sizing(
     arity: u32,
     fingerprint_bits: u32,
 ) -> Result<KindSizing> {
-    use bloomlab::AnyFilter;
     theory::check_n(n)?;
     if let Some(p) = p {
         theory::check_p(p)?;
     }
-    let takes_width = matches!(
-        kind,
-        FilterKind::Cuckoo
-            | FilterKind::Xor
-            | FilterKind::BinaryFuse
-            | FilterKind::Ribbon
-            | FilterKind::Quotient
-    );
+    let takes_width = kind.caps().width != Width::None;
     let fb = fingerprint_bits;
     if fb != 0 && !takes_width {
         return Err(Error::invalid(
@@ -302,121 +293,38 @@ pub fn kind_sizing(
             format!("not used by {kind}: only {WIDTH_KINDS} take a width"),
         ));
     }
-    let (p_or_half, p) = match (p, fb) {
-        (Some(p), _) => (p, Some(p)),
-        (None, 0) => {
-            return Err(Error::invalid(
-                Param::P,
-                "none",
-                if takes_width {
-                    format!("--p, or --fingerprint-bits for {kind}")
-                } else {
-                    "--p".to_string()
-                },
-            ));
-        }
-        // Only read where no width is given: never here.
-        (None, _) => (0.5, None),
+    if p.is_none() && fb == 0 {
+        return Err(Error::invalid(
+            Param::P,
+            "none",
+            if takes_width {
+                format!("--p, or --fingerprint-bits for {kind}")
+            } else {
+                "--p".to_string()
+            },
+        ));
+    }
+    let spec = FilterSpec {
+        kind,
+        n,
+        p,
+        fingerprint_bits: fb,
+        arity,
+        ..FilterSpec::default()
     };
-    let arity = match (kind, arity) {
-        (FilterKind::BinaryFuse, 0) => 3,
-        (FilterKind::BinaryFuse, a) => theory::binary_fuse::check_arity(a)?,
-        (_, 0) => 0,
-        (_, a) => {
-            return Err(Error::invalid(
-                Param::Other("arity"),
-                a,
-                format!("not used by {kind}: only --filter binary-fuse takes --arity"),
-            ));
-        }
-    };
-    let sized = |m_bits: u64, bytes: u64, k: u32, fpr_model: f64, details| KindSizing {
+    let plan = spec.plan()?;
+    Ok(KindSizing {
         filter: kind,
         n,
         p,
         fingerprint_bits: fb,
-        m_bits,
-        bytes,
-        bits_per_key: bytes as f64 * 8.0 / n as f64,
-        k,
-        fpr_model,
-        details,
-    };
-    if kind == FilterKind::Ribbon {
-        let r = match fb {
-            0 => theory::ribbon::result_bits_for(p_or_half)?,
-            r => theory::ribbon::check_result_bits(r)?,
-        };
-        let n_ok = theory::ribbon::check_keys(n)?;
-        let slots = theory::ribbon::slots(n_ok);
-        let details = vec![
-            ("result bits".to_string(), r.to_string()),
-            ("rows".to_string(), thousands(slots)),
-            (
-                "overhead".to_string(),
-                format!("{:.1}%", 100.0 * theory::ribbon::overhead(n)),
-            ),
-        ];
-        let m = slots * u64::from(r);
-        return Ok(sized(m, m / 8, 2, theory::ribbon::fpr(r), details));
-    }
-    if kind.caps().static_set {
-        let f = match fb {
-            0 => theory::xor::fingerprint_bits_for(p_or_half)?,
-            f => theory::xor::check_fingerprint_bits(f)?,
-        };
-        theory::xor::check_keys(n)?;
-        let (slots, k) = if kind == FilterKind::Xor {
-            (theory::xor::slots(n), 3)
-        } else {
-            (theory::binary_fuse::layout(arity, n).2, arity)
-        };
-        let mut details = vec![("fingerprint bits".to_string(), f.to_string())];
-        if kind == FilterKind::BinaryFuse {
-            details.push(("arity".to_string(), arity.to_string()));
-        }
-        details.push(("slots".to_string(), thousands(slots)));
-        let m = slots * u64::from(f);
-        return Ok(sized(m, m / 8, k, theory::xor::fpr(f), details));
-    }
-    let built = FilterSpec {
-        p,
-        fingerprint_bits: fb,
-        ..FilterSpec::new(kind, n, p_or_half)
-    }
-    .build()?;
-    let (m, k) = (built.bits(), built.k());
-    let fpr = match &built {
-        AnyFilter::Standard(_) => theory::fpr_classic(m, n, k),
-        AnyFilter::Counting(f) => {
-            let (cells, k) = f.classic_params().unwrap_or((m / 4, k));
-            theory::counting::fpr_counting(cells, n, k)
-        }
-        AnyFilter::Blocked(_) => theory::blocked::fpr_blocked(m, n, k, theory::blocked::BLOCK_BITS),
-        AnyFilter::SplitBlock(_) => theory::split_block::fpr_split_block(m, n),
-        // The first layer holds the design capacity; past it the filter grows.
-        AnyFilter::Scalable(f) => f
-            .layers()
-            .next()
-            .map_or(1.0, |l| theory::fpr_classic(l.bits(), n, l.k())),
-        AnyFilter::Cuckoo(f) => {
-            let slots = f.buckets() * u64::from(f.bucket_size());
-            theory::cuckoo::fpr_at_load(
-                f.fingerprint_bits(),
-                f.bucket_size(),
-                n as f64 / slots as f64,
-            )
-        }
-        AnyFilter::Xor(_) | AnyFilter::BinaryFuse(_) | AnyFilter::Ribbon(_) => built.expected_fpr(),
-        AnyFilter::Quotient(f) => theory::quotient::fpr_at_load(f.r(), n as f64 / f.slots() as f64),
-    };
-    Ok(sized(
-        m,
-        built.bytes() as u64,
-        k,
-        fpr,
-        super::calc_details::at_n(&built, n),
-    ))
+        m_bits: plan.bits,
+        bytes: plan.bytes,
+        bits_per_key: plan.bytes as f64 * 8.0 / n as f64,
+        k: plan.k,
+        fpr_model: plan.fpr(),
+        details: plan.details,
+    })
 }
 
 fn run_rules(a: &Args) -> Result<()> {
@@ -522,7 +430,8 @@ pub fn run(a: &Args) -> Result<()> {
     if a.rule.is_some() {
         return run_rules(a);
     }
-    if let Some(kind) = a.filter.filter(|&k| k != FilterKind::Standard) {
+    // A plain bit array is the classic design `solve` sizes; other kinds by their own rule.
+    if let Some(kind) = a.filter.filter(|&k| !k.caps().bit_array) {
         return run_kind(a, kind);
     }
     let s = solved(a)?;

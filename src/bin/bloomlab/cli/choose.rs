@@ -47,7 +47,7 @@ fn parse_threads(s: &str) -> std::result::Result<u32, String> {
 /// PVLDB 2019). Give one of --p, --bits-per-key, --memory.
 ///
 /// JSON (--json, and choose.json under --out): `constraints` (the flags), `candidates` (one
-/// object per variant: `label`, `spec` (the FilterSpec built), `measured`, `bytes`,
+/// object per variant: `label`, `spec` (the FilterSpec built), `measured`, `bits`, `bytes`,
 /// `bits_per_key`, `fpr`, `fpr_ci95` [lo, hi], `fpr_model`, `queries`, `build_ns_per_key`,
 /// `hit_ns` and `miss_ns` ({median, min, max, samples} over timing samples, ns per key),
 /// `miss_ns_threads` (with --threads > 1), `lookup_ns` (h·hit + (1−h)·miss, medians),

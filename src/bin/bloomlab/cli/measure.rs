@@ -33,16 +33,11 @@ fn parse_queries(s: &str) -> std::result::Result<u64, String> {
 /// theory. Give either --p or --m.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Filter: standard, counting, blocked, split-block, scalable, cuckoo, xor, binary-fuse,
-    /// ribbon, quotient.
-    #[arg(long, value_parser = parse_filter, default_value = "standard")]
+    #[arg(long, value_parser = parse_filter, default_value = "standard", help = super::filter_help())]
     pub filter: FilterKind,
-    /// Hash: sip13, sip24, wyhash, xxh3, xxh64, murmur3, fx, fnv1a, weak.
-    #[arg(long, value_parser = parse_hash, default_value = "xxh3")]
+    #[arg(long, value_parser = parse_hash, default_value = "xxh3", help = super::hash_help())]
     pub hash: HashId,
-    /// Index strategy: double, enhanced-double, enhanced-double-64, rotate-add-64, independent,
-    /// guava32, guava64.
-    #[arg(long, value_parser = parse_strategy, default_value = "enhanced-double")]
+    #[arg(long, value_parser = parse_strategy, default_value = "enhanced-double", help = super::strategy_help())]
     pub strategy: StrategyId,
     /// Items to insert (and the design capacity unless --capacity is given).
     #[arg(long, allow_hyphen_values = true, value_parser = parse_n)]

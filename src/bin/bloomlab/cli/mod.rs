@@ -6,7 +6,6 @@ pub mod out_path;
 pub mod book_numbers;
 pub mod build;
 pub mod calc;
-mod calc_details;
 pub mod choose;
 pub mod diagram;
 pub mod keys;
@@ -98,6 +97,24 @@ pub fn parse_m(s: &str) -> Flag<u64> {
 /// A filter name (`standard`, `counting`, …).
 pub fn parse_filter(s: &str) -> Result<bloomlab::FilterKind, String> {
     s.parse().map_err(|e: bloomlab::Error| e.to_string())
+}
+
+/// `--filter`'s help: the kinds, listed from [`bloomlab::FilterKind::names`].
+pub fn filter_help() -> String {
+    format!("Filter kind: {}.", bloomlab::FilterKind::names().join(", "))
+}
+
+/// `--hash`'s help: the functions, listed from [`bloomlab::hash::HashId::names`].
+pub fn hash_help() -> String {
+    format!("Hash: {}.", bloomlab::hash::HashId::names().join(", "))
+}
+
+/// `--strategy`'s help: the strategies, listed from [`bloomlab::hash::StrategyId::names`].
+pub fn strategy_help() -> String {
+    format!(
+        "Index strategy: {}.",
+        bloomlab::hash::StrategyId::names().join(", ")
+    )
 }
 
 /// A hash function name (`xxh3`, `murmur3`, …).

@@ -1,7 +1,7 @@
 //! Each filter kind sized by its own rule: the memory Explore shows before measuring, and how
 //! many instances the measurement averages. (The spec itself: `state::Params::spec`.)
 
-use bloomlab::{Filter, FilterKind, FilterSpec, theory};
+use bloomlab::{FilterSpec, theory};
 
 /// Below this many bits one filter instance is a poor sample of the design (its rate depends
 /// on where its few bits fell), so Explore measures [`SMALL_INSTANCES`] of them.
@@ -17,24 +17,14 @@ pub const MAX_BUILD_BITS: u64 = 1 << 33;
 /// the background (zeroing them takes a visible moment).
 pub const INLINE_BUILD_BITS: u64 = 1 << 27;
 
-/// What the chosen kind allocates for the Explore parameters, before anything is inserted.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Footprint {
-    /// Bits of payload ([`Filter::bits`]).
-    pub bits: u64,
-    /// Heap bytes ([`Filter::bytes`]): what `bloomlab measure` reports as `bytes`.
-    pub bytes: u64,
-    /// Positions probed per item ([`Filter::k`]).
-    pub k: u32,
-}
+/// What the chosen kind allocates for the Explore parameters, before anything is inserted:
+/// the spec's [`bloomlab::registry::Plan`] (bits, bytes as built, k, widths, model rate at any
+/// fill), the one sizing the registry builds. Explore caches it in its state.
+pub type Footprint = bloomlab::registry::Plan;
 
 /// A generous upper bound of the bits `spec` allocates, to refuse building huge filters.
 pub fn bits_estimate(spec: &FilterSpec) -> u64 {
-    let cell = if spec.kind == FilterKind::Counting {
-        4
-    } else {
-        2
-    };
+    let cell = if spec.kind.caps().cell_bits > 1 { 4 } else { 2 };
     match spec.m {
         Some(m) => m.saturating_mul(cell),
         None => {
@@ -47,60 +37,22 @@ pub fn bits_estimate(spec: &FilterSpec) -> u64 {
     }
 }
 
-/// The memory of `spec` as built: non-static kinds are built empty (`FilterSpec::build`
-/// allocates exactly what the filter will use at n items); static kinds (xor, binary fuse,
-/// ribbon), which have no empty build, from their table layout in `theory::xor`,
-/// `theory::binary_fuse` and `theory::ribbon`.
+/// The plan of `spec` ([`FilterSpec::plan`]: theory only, nothing is built).
 ///
 /// # Errors
-/// The library's refusal of the parameters, or a filter of more than `max_bits` (estimated),
-/// not built here.
+/// The library's refusal of the parameters; a kind that is measured by building it empty
+/// (neither a plain bit array nor a static set) over `max_bits` bits, not measured here.
 pub fn footprint(spec: &FilterSpec, max_bits: u64) -> Result<Footprint, String> {
-    let text = |e: bloomlab::Error| e.to_string();
-    if spec.kind == FilterKind::Ribbon {
-        let n = theory::ribbon::check_keys(theory::check_n(spec.n).map_err(text)?).map_err(text)?;
-        let r = match (spec.fingerprint_bits, spec.p) {
-            (0, Some(p)) => theory::ribbon::result_bits_for(p).map_err(text)?,
-            (r, _) => theory::ribbon::check_result_bits(r).map_err(text)?,
-        };
-        let bits = theory::ribbon::slots(n) * u64::from(r);
-        return Ok(Footprint {
-            bits,
-            bytes: bits / 8,
-            k: 2,
-        });
-    }
-    if spec.kind.caps().static_set {
-        let n = theory::xor::check_keys(theory::check_n(spec.n).map_err(text)?).map_err(text)?;
-        let f = match (spec.fingerprint_bits, spec.p) {
-            (0, Some(p)) => theory::xor::fingerprint_bits_for(p).map_err(text)?,
-            (f, _) => theory::xor::check_fingerprint_bits(f).map_err(text)?,
-        };
-        let slots = if spec.kind == FilterKind::Xor {
-            theory::xor::slots(n)
-        } else {
-            theory::binary_fuse::layout(3, n).2
-        };
-        return Ok(Footprint {
-            bits: slots * u64::from(f),
-            bytes: slots * u64::from(f / 8),
-            k: 3,
-        });
-    }
-    let est = bits_estimate(spec);
-    if est > max_bits {
+    let plan = spec.plan().map_err(|e| e.to_string())?;
+    let caps = spec.kind.caps();
+    if !caps.bit_array && !caps.static_set && plan.bits > max_bits {
         return Err(format!(
-            "up to {} bits: over {} bits, not built here",
-            super::fmt::int(est),
+            "{} bits: over {} bits, not built here",
+            super::fmt::int(plan.bits),
             super::fmt::int(max_bits)
         ));
     }
-    let f = spec.build().map_err(text)?;
-    Ok(Footprint {
-        bits: f.bits(),
-        bytes: f.bytes() as u64,
-        k: f.k(),
-    })
+    Ok(plan)
 }
 
 /// Filters the Explore measurement averages for a filter of `bits` bits.
@@ -116,6 +68,7 @@ pub fn instances_for(bits: u64) -> u32 {
 mod tests {
     use super::*;
     use crate::tui::state::Params;
+    use bloomlab::{Filter, FilterKind};
     const MAX_MEASURE_BITS: u64 = MAX_BUILD_BITS;
 
     #[test]

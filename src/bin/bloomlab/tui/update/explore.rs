@@ -134,19 +134,13 @@ pub(super) fn explore_changed(s: &mut State) -> Vec<Cmd> {
     let mut sizing_cmds = Vec::new();
     if s.explore.footprint().is_none() {
         let spec = s.explore.params.spec();
-        let f = match s.explore.params.design() {
-            // The standard filter's memory is its design's, at any size.
-            Ok(d) if spec.kind == FilterKind::Standard => Some(Ok(sizing::Footprint {
-                bits: d.m_actual,
-                bytes: d.bytes,
-                k: d.k,
-            })),
-            _ if sizing::bits_estimate(&spec) <= sizing::INLINE_BUILD_BITS
-                || spec.kind.caps().static_set =>
-            {
-                Some(sizing::footprint(&spec, sizing::MAX_BUILD_BITS))
-            }
-            _ => None,
+        let f = if sizing::bits_estimate(&spec) <= sizing::INLINE_BUILD_BITS
+            || spec.kind.caps().static_set
+            || spec.kind.caps().bit_array
+        {
+            Some(sizing::footprint(&spec, sizing::MAX_BUILD_BITS))
+        } else {
+            None
         };
         match f {
             Some(f) => s.explore.footprint = Some((spec, f)),

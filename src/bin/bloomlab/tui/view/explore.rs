@@ -153,7 +153,8 @@ fn memory_lines(e: &Explore, d: &Design, lines: &mut Vec<Line<'_>>) -> Option<u6
     } else {
         " (from n, p)".into()
     };
-    if kind == bloomlab::FilterKind::Standard {
+    // A plain bit array: the standard design is its own.
+    if kind.caps().bit_array {
         lines.push(Line::from(vec![
             Span::styled(format!("m = {} bits", fmt::int(d.m_actual)), bold()),
             Span::raw(m_note),
@@ -197,7 +198,7 @@ fn draw_numbers(f: &mut Frame<'_>, e: &Explore, d: &Design, one_in: bool, area: 
     let r = &e.run;
     let mut lines = Vec::new();
     let bytes = memory_lines(e, d, &mut lines);
-    let standard = e.params.kind == bloomlab::FilterKind::Standard;
+    let standard = e.params.kind.caps().bit_array;
     if !standard {
         lines.push(Line::from(Span::styled(
             format!(

@@ -17,15 +17,19 @@ use std::path::Path;
 
 use crate::bits::BitVec;
 use crate::error::{Error, Param, Result};
-use crate::filter::{Filter, FilterKind, Removable, Sizing};
+use crate::filter::{Filter, FilterKind, Removable};
 use crate::filters::{
     BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, QuotientFilter, RibbonFilter,
-    ScalableBloom, ScalableParams, SplitBlockBloom, StandardBloom, XorFilter,
+    ScalableBloom, SplitBlockBloom, StandardBloom, XorFilter,
 };
 use crate::hash::{AnyHasher, AnyStrategy, HashId, StrategyId};
 use crate::persist::{self, Identity, LoadOptions, Payload, Persist, SaveOptions};
 use crate::spec::FilterSpec;
-use crate::theory;
+
+mod details;
+mod plan;
+use plan::{Layout, refuse_m_k, spec_arity, static_width};
+pub use plan::{Plan, Widths};
 
 /// Any filter, with run-time hash and strategy: what specs build and files load.
 #[derive(Debug, Clone)]
@@ -87,60 +91,31 @@ impl AnyFilter {
     /// As [`AnyFilter::build`].
     pub fn build_with(spec: &FilterSpec, hasher: AnyHasher) -> Result<Self> {
         let strategy = AnyStrategy(spec.strategy);
-        spec_arity(spec)?;
-        if spec.kind.caps().sizing == Sizing::Rate {
-            refuse_m_k(spec)?;
-        }
-        Ok(match spec.kind {
-            FilterKind::Standard => {
-                let s = spec.bloom_sizing()?;
-                Self::Standard(StandardBloom::with_bits_and(s.m, s.k, hasher, strategy)?)
+        let plan = spec.plan()?;
+        Ok(match plan.layout {
+            Layout::Standard { m, k } => {
+                Self::Standard(StandardBloom::with_bits_and(m, k, hasher, strategy)?)
             }
-            FilterKind::Counting => {
-                let s = spec.bloom_sizing()?;
-                Self::Counting(CountingBloom::with_counters_and(
-                    s.m, s.k, hasher, strategy,
-                )?)
+            Layout::Counting { cells, k } => Self::Counting(CountingBloom::with_counters_and(
+                cells, k, hasher, strategy,
+            )?),
+            Layout::Blocked { sized: Some(s), .. } => {
+                Self::Blocked(BlockedBloom::with_sizing_and(s, hasher)?)
             }
-            FilterKind::Blocked => Self::Blocked(build_blocked(spec, hasher)?),
-            FilterKind::SplitBlock => Self::SplitBlock(build_split_block(spec, hasher)?),
-            FilterKind::Scalable => {
-                let p = spec.p.ok_or_else(|| {
-                    Error::invalid(Param::P, "none", "give p: the bound scalable layers keep")
-                })?;
-                let params = ScalableParams {
-                    initial_capacity: spec.n,
-                    p,
-                    growth: spec.growth,
-                    tightening: spec.tightening,
-                    nonscaling: spec.nonscaling,
-                };
+            Layout::Blocked {
+                blocks,
+                k,
+                sized: None,
+            } => Self::Blocked(BlockedBloom::with_blocks_and(blocks, k, hasher)?),
+            Layout::SplitBlock { blocks } => {
+                Self::SplitBlock(SplitBlockBloom::with_blocks_and(blocks, hasher)?)
+            }
+            Layout::Scalable { params, .. } => {
                 Self::Scalable(ScalableBloom::with_params_and(params, hasher, strategy)?)
             }
-            FilterKind::Cuckoo => {
-                let p = match (spec.fingerprint_bits, spec.p) {
-                    (0, None) => {
-                        return Err(Error::invalid(
-                            Param::P,
-                            "none",
-                            "give p or fingerprint-bits (4 to 32)",
-                        ));
-                    }
-                    (_, p) => p.unwrap_or(0.5),
-                };
-                let s = theory::cuckoo::sizing(spec.n, p, spec.bucket_size, spec.fingerprint_bits)?;
-                Self::Cuckoo(CuckooFilter::with_sizing_and(s, hasher)?)
-            }
-            FilterKind::Quotient => {
-                let (q, r) = theory::quotient::sizing(
-                    spec.n,
-                    spec.p,
-                    spec.fingerprint_bits,
-                    theory::quotient::DEFAULT_MAX_LOAD,
-                )?;
-                Self::Quotient(QuotientFilter::with_qr_and(q, r, hasher)?)
-            }
-            FilterKind::Xor | FilterKind::BinaryFuse | FilterKind::Ribbon => {
+            Layout::Cuckoo(s) => Self::Cuckoo(CuckooFilter::with_sizing_and(s, hasher)?),
+            Layout::Quotient { q, r } => Self::Quotient(QuotientFilter::with_qr_and(q, r, hasher)?),
+            Layout::Xor { .. } | Layout::BinaryFuse { .. } | Layout::Ribbon { .. } => {
                 return Err(Error::Static {
                     kind: spec.kind.name(),
                 });
@@ -170,23 +145,18 @@ impl AnyFilter {
         K: AsRef<[u8]>,
     {
         let arity = spec_arity(spec)?;
+        // A static kind: sized from its keys, its width by the plan's rule.
+        let width = || refuse_m_k(spec).and_then(|()| static_width(spec));
         Ok(match spec.kind {
-            FilterKind::Xor => {
-                refuse_m_k(spec)?;
-                let f = static_fingerprint_bits(spec)?;
-                Self::Xor(XorFilter::from_keys_and(keys, f, hasher)?)
-            }
-            FilterKind::BinaryFuse => {
-                refuse_m_k(spec)?;
-                let f = static_fingerprint_bits(spec)?;
-                Self::BinaryFuse(BinaryFuseFilter::from_keys_arity_and(
-                    keys, f, arity, hasher,
-                )?)
-            }
+            FilterKind::Xor => Self::Xor(XorFilter::from_keys_and(keys, width()?, hasher)?),
+            FilterKind::BinaryFuse => Self::BinaryFuse(BinaryFuseFilter::from_keys_arity_and(
+                keys,
+                width()?,
+                arity,
+                hasher,
+            )?),
             FilterKind::Ribbon => {
-                refuse_m_k(spec)?;
-                let r = ribbon_result_bits(spec)?;
-                Self::Ribbon(RibbonFilter::from_keys_and(keys, r, hasher)?)
+                Self::Ribbon(RibbonFilter::from_keys_and(keys, width()?, hasher)?)
             }
             FilterKind::Standard
             | FilterKind::Counting
@@ -350,7 +320,7 @@ impl FilterSpec {
     /// ([`FilterSpec::build`]) and every key inserted with [`Filter::try_insert`], stopping at the
     /// first refusal with its error; a static-set kind is constructed from the whole set (repeats
     /// allowed), its fingerprint width from `fingerprint_bits` (8 or 16; ribbon 1 to 32) or else
-    /// from `p` ([`theory::xor::fingerprint_bits_for`], [`theory::ribbon::result_bits_for`]),
+    /// from `p` ([`crate::theory::xor::fingerprint_bits_for`], [`crate::theory::ribbon::result_bits_for`]),
     /// its size from the number of distinct keys (`n` is not used).
     ///
     /// ```
@@ -371,109 +341,6 @@ impl FilterSpec {
         K: AsRef<[u8]>,
     {
         AnyFilter::build_from(self, keys)
-    }
-}
-
-/// The fingerprint width of a static-set kind: `fingerprint_bits` if given (8 or 16), else from
-/// `p` ([`theory::xor::fingerprint_bits_for`]).
-fn static_fingerprint_bits(spec: &FilterSpec) -> Result<u32> {
-    match (spec.fingerprint_bits, spec.p) {
-        (0, Some(p)) => theory::xor::fingerprint_bits_for(p),
-        (0, None) => Err(Error::invalid(
-            Param::P,
-            "none",
-            "give p or fingerprint-bits (8 or 16)",
-        )),
-        (f, _) => theory::xor::check_fingerprint_bits(f),
-    }
-}
-
-/// The result width of a ribbon filter: `fingerprint_bits` if given (1 to 32), else from `p`
-/// ([`theory::ribbon::result_bits_for`]).
-fn ribbon_result_bits(spec: &FilterSpec) -> Result<u32> {
-    match (spec.fingerprint_bits, spec.p) {
-        (0, Some(p)) => theory::ribbon::result_bits_for(p),
-        (0, None) => Err(Error::invalid(
-            Param::P,
-            "none",
-            "give p or fingerprint-bits (1 to 32)",
-        )),
-        (r, _) => theory::ribbon::check_result_bits(r),
-    }
-}
-
-/// The arity a spec asks for: binary fuse 3 (the default, `arity` 0) or 4; any other kind
-/// takes none (0).
-fn spec_arity(spec: &FilterSpec) -> Result<u32> {
-    match (spec.kind, spec.arity) {
-        (FilterKind::BinaryFuse, 0) => Ok(theory::binary_fuse::ARITIES[0]),
-        (FilterKind::BinaryFuse, a) => theory::binary_fuse::check_arity(a),
-        (_, 0) => Ok(0),
-        (kind, a) => Err(Error::invalid(
-            Param::Other("arity"),
-            a,
-            format!("not used by {kind}: only binary-fuse takes an arity (3 or 4)"),
-        )),
-    }
-}
-
-fn refuse_m_k(spec: &FilterSpec) -> Result<()> {
-    let why = match spec.kind {
-        FilterKind::Scalable => "scalable: layers are sized from n (first layer) and p",
-        FilterKind::Cuckoo => "cuckoo: sized from n and p (or fingerprint-bits)",
-        FilterKind::Xor => "xor: sized from its keys and p (or fingerprint-bits)",
-        FilterKind::BinaryFuse => "binary-fuse: sized from its keys and p (or fingerprint-bits)",
-        FilterKind::Ribbon => "ribbon: sized from its keys and p (or fingerprint-bits)",
-        FilterKind::Quotient => "quotient: sized from n and p (or fingerprint-bits as r)",
-        FilterKind::Standard
-        | FilterKind::Counting
-        | FilterKind::Blocked
-        | FilterKind::SplitBlock => "this kind",
-    };
-    if let Some(m) = spec.m {
-        return Err(Error::invalid(Param::M, m, format!("not used by {why}")));
-    }
-    if let Some(k) = spec.k {
-        return Err(Error::invalid(Param::K, k, format!("not used by {why}")));
-    }
-    Ok(())
-}
-
-/// A blocked filter from `(m[, k])` (m rounded up to whole blocks) or `(n, p[, k])`.
-fn build_blocked(spec: &FilterSpec, hasher: AnyHasher) -> Result<BlockedBloom<AnyHasher>> {
-    theory::check_n(spec.n)?;
-    match (spec.m, spec.p) {
-        (Some(m), _) => {
-            theory::check_m(m)?;
-            let blocks = m.div_ceil(theory::blocked::BLOCK_BITS);
-            let k = match spec.k {
-                Some(k) => theory::check_k(k)?,
-                None => theory::blocked::optimal_k_blocked(blocks, spec.n).0,
-            };
-            BlockedBloom::with_blocks_and(blocks, k, hasher)
-        }
-        (None, Some(p)) => BlockedBloom::with_rate_and(spec.n, p, spec.k, hasher),
-        (None, None) => Err(Error::invalid(Param::P, "none", "give p (or m)")),
-    }
-}
-
-/// A split-block filter from `m` or `(n, p)`; k is fixed at 8 (one bit per word).
-fn build_split_block(spec: &FilterSpec, hasher: AnyHasher) -> Result<SplitBlockBloom<AnyHasher>> {
-    theory::check_n(spec.n)?;
-    let words = theory::split_block::WORDS;
-    if let Some(k) = spec.k
-        && k != words
-    {
-        return Err(Error::invalid(
-            Param::K,
-            k,
-            "8 (the split-block filter sets one bit in each of its 8 words)",
-        ));
-    }
-    match (spec.m, spec.p) {
-        (Some(m), _) => SplitBlockBloom::with_bits_and(m, hasher),
-        (None, Some(p)) => SplitBlockBloom::with_rate_and(spec.n, p, hasher),
-        (None, None) => Err(Error::invalid(Param::P, "none", "give p (or m)")),
     }
 }
 
@@ -579,6 +446,7 @@ impl Filter for AnyFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::filter::Sizing;
 
     /// The file format's kind bytes: fixed forever, never reuse a number.
     #[test]
