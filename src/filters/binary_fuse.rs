@@ -187,7 +187,7 @@ impl<H: ItemHasher> BinaryFuseFilter<H> {
     {
         xor_model::check_fingerprint_bits(f)?;
         model::check_arity(arity)?;
-        let KeyHashes { hashes, given } = static_set::key_hashes(&hasher, keys);
+        let KeyHashes { hashes, given } = static_set::key_hashes(&hasher, keys)?;
         Self::from_hashes(hashes.into(), given, f, arity, hasher)
     }
 

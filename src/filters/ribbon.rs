@@ -194,7 +194,7 @@ impl<H: ItemHasher> RibbonFilter<H> {
         let KeyHashes {
             hashes: mut distinct,
             given,
-        } = static_set::key_hashes(&hasher, keys);
+        } = static_set::key_hashes(&hasher, keys)?;
         // The banding needs distinct hashes (two equal rows with one seed are one equation).
         static_set::dedup(&mut distinct);
         let n = model::check_keys(distinct.len() as u64)?;

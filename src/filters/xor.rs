@@ -85,7 +85,7 @@ impl<H: ItemHasher> XorFilter<H> {
         K: AsRef<[u8]>,
     {
         model::check_fingerprint_bits(f)?;
-        let KeyHashes { hashes, given } = static_set::key_hashes(&hasher, keys);
+        let KeyHashes { hashes, given } = static_set::key_hashes(&hasher, keys)?;
         Self::from_hashes(hashes.into(), given, f, hasher)
     }
 
