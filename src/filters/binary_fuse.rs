@@ -92,9 +92,11 @@ fn slots<const A: usize>(h: u64, l: u32, starts: u32) -> [u32; A] {
     p
 }
 
-/// The three slots of mixed hash `h` (3-wise, see [`slots`]).
+/// The three slots of mixed hash `h` (3-wise, see `slots`; also driven by the reachability
+/// audit, [`crate::reach`]).
 #[inline]
-fn positions(h: u64, l: u32, starts: u32) -> [u32; 3] {
+#[must_use]
+pub fn positions(h: u64, l: u32, starts: u32) -> [u32; 3] {
     slots::<3>(h, l, starts)
 }
 

@@ -442,10 +442,7 @@ impl<H: ItemHasher> CuckooFilter<H> {
             let fp = h.hi >> (64 - self.fingerprint_bits());
             return (h.lo & (self.m - 1), fp.max(1));
         }
-        let h = self.hasher.hash64(item);
-        let i = ((u128::from(h) * u128::from(self.m)) >> 64) as u64;
-        let fp = (((h & 0xffff_ffff) * self.fp_max) >> 32) + 1;
-        (i, fp)
+        bucket_and_fp(self.hasher.hash64(item), self.m, self.fp_max)
     }
 
     /// The other bucket of fingerprint `fp` in bucket `i`: `(c(fp) − i) mod m`, an involution.
@@ -587,6 +584,18 @@ impl<H: ItemHasher> CuckooFilter<H> {
         Ok(())
     }
     // ANCHOR_END: kick
+}
+
+/// The primary bucket and the fingerprint of an item whose 64-bit hash is `h`, in a table of
+/// `m` buckets with fingerprints `1 ..= fp_max`: `⌊h·m / 2^64⌋` and `⌊(h mod 2^32)·fp_max /
+/// 2^32⌋ + 1` (see [`CuckooFilter`]). The one derivation inserts, queries and the reachability
+/// audit ([`crate::reach`]) use.
+#[inline(always)]
+#[must_use]
+pub fn bucket_and_fp(h: u64, m: u64, fp_max: u64) -> (u64, u64) {
+    let i = ((u128::from(h) * u128::from(m)) >> 64) as u64;
+    let fp = (((h & 0xffff_ffff) * fp_max) >> 32) + 1;
+    (i, fp)
 }
 
 /// `(c(fp) − i) mod m` with `c(fp) = ⌊(fp·K mod 2^64)·m / 2^64⌋`: the alternate bucket for any
