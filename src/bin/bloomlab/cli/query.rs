@@ -25,6 +25,12 @@ fn parse_hash(s: &str) -> std::result::Result<HashId, String> {
 
 /// Ask a saved filter about keys. Exit status 0 if any key is maybe present, 1 if all are
 /// absent, 2 on bad input, 3 on a runtime failure.
+///
+/// The file's checksum (XXH3) detects accidents (a flipped bit, a cut-off copy), not tampering:
+/// whoever can write the file can change it and recompute the checksum, and a forged filter
+/// answers "absent" for keys it holds. --key-file keeps the hash key secret (a file built with
+/// it does not load without it) but does not authenticate the rest of the file: keep filter
+/// files where only you can write them.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The filter file (written by `bloomlab build`).
