@@ -26,7 +26,10 @@ for path in sorted(glob.glob(os.path.join(d, "*.json"))):
         with open(path) as f:
             m = json.load(f)
     except (OSError, ValueError):
-        err = open(base + ".err").read().strip().splitlines()
+        try:
+            err = open(base + ".err").read().strip().splitlines()
+        except OSError:
+            err = []
         print(f"| {label} | {int(n):,} | not finished: {err[-1] if err else 'no output'} | | | {wall:.0f} | {rss:.0f} |")
         continue
     lo, hi = m["fpr_ci95"]
