@@ -136,4 +136,9 @@ fn main() {
          allocated (`--peers-to`). cuckoofilter, qfilter and xorf: not audited (no public \
          positions or table)."
     );
+    println!(
+        "\nA blocked layout (sbbf-rs-safe: 8 bits of a key in one 256-bit block) clumps its set \
+         bits, so their counts per region are over-dispersed and this χ² rejects it however \
+         evenly its blocks are spread: read its top share, not its p-value."
+    );
 }
