@@ -104,6 +104,7 @@ pub mod measure;
 pub mod persist;
 #[cfg(feature = "experiments")]
 pub mod plot;
+pub mod reach;
 #[cfg(feature = "redis")]
 pub mod redis;
 pub mod registry;

@@ -308,7 +308,7 @@ pub fn measure(cfg: &MeasureConfig, ctl: &Control<'_>) -> Result<Measurement> {
         // untimed, and the construction is timed as the inserts.
         let is_static = spec.kind.caps().static_set;
         let mut f = if is_static {
-            chunk.fill(&keygen, 0, n, false);
+            chunk.try_fill(&keygen, 0, n, false)?;
             let start = Instant::now();
             let f = spec.build_from(chunk.iter())?;
             t_ins += start.elapsed();

@@ -233,9 +233,30 @@ pub struct KeyChunk {
 
 impl KeyChunk {
     /// Replace the contents with key numbers `from..to`: absent keys when `absent`, else present ones.
+    ///
+    /// # Panics
+    /// When memory for the keys cannot be allocated: for a batch whose size the caller does not
+    /// bound, use [`KeyChunk::try_fill`].
     pub fn fill(&mut self, keygen: &KeyGen, from: u64, to: u64, absent: bool) {
+        if let Err(e) = self.try_fill(keygen, from, to, absent) {
+            panic!("{e}");
+        }
+    }
+
+    /// [`KeyChunk::fill`] that reports a failed allocation instead of aborting: the whole key
+    /// set of a static build (10⁹ keys are about 30 GB here) is one batch.
+    ///
+    /// # Errors
+    /// [`Error::Allocation`] with the bytes that could not be had; the chunk is then empty.
+    pub fn try_fill(&mut self, keygen: &KeyGen, from: u64, to: u64, absent: bool) -> Result<()> {
         self.data.clear();
         self.ends.clear();
+        let count = to.saturating_sub(from);
+        let too_big = |bytes: u128| Error::Allocation { bytes };
+        let want = usize::try_from(count).map_err(|_| too_big(u128::from(count) * 8))?;
+        self.ends
+            .try_reserve_exact(want)
+            .map_err(|_| too_big(u128::from(count) * 8))?;
         let mut buf = Vec::with_capacity(64);
         for i in from..to {
             if absent {
@@ -243,9 +264,20 @@ impl KeyChunk {
             } else {
                 keygen.present(i, &mut buf);
             }
+            if self.data.capacity() - self.data.len() < buf.len() {
+                // Doubling, as `extend_from_slice` would, but asking first.
+                let more = self.data.capacity().max(buf.len());
+                if self.data.try_reserve(more).is_err() {
+                    let bytes = (self.data.len() + more) as u128;
+                    self.data = Vec::new();
+                    self.ends.clear();
+                    return Err(too_big(bytes));
+                }
+            }
             self.data.extend_from_slice(&buf);
             self.ends.push(self.data.len());
         }
+        Ok(())
     }
 
     /// The keys, in order.

@@ -502,9 +502,12 @@ pub fn pareto(all: &[Measured]) -> Vec<usize> {
 pub struct Recommendation {
     /// Index of the cheapest candidate by expected cost.
     pub best: usize,
-    /// Index of the cheapest candidate of another kind (another variant when only one kind
-    /// is admitted); `None` with a single candidate.
+    /// Index of the second cheapest candidate (the second row of the ranking by expected
+    /// cost, whatever its kind); `None` with a single candidate.
     pub runner_up: Option<usize>,
+    /// Index of the cheapest candidate of another kind than the best, when that is not the
+    /// runner-up already (the runner-up is often a variant of the chosen kind); `None` otherwise.
+    pub other_kind: Option<usize>,
     /// `runner-up cost / best cost` (≥ 1).
     pub cost_ratio: Option<f64>,
     /// Why, in one sentence.
@@ -527,10 +530,11 @@ pub fn recommend(all: &[Measured], c: &Constraints) -> Result<Recommendation> {
         .min_by(by_cost)
         .ok_or_else(|| Error::invalid(Param::Other("constraints"), c.describe(), "a candidate"))?;
     let b = &all[best];
+    let runner_up = (0..all.len()).filter(|&i| i != best).min_by(by_cost);
     let other_kind = (0..all.len())
         .filter(|&i| all[i].spec.kind != b.spec.kind)
-        .min_by(by_cost);
-    let runner_up = other_kind.or_else(|| (0..all.len()).filter(|&i| i != best).min_by(by_cost));
+        .min_by(by_cost)
+        .filter(|&i| Some(i) != runner_up);
     let cost_ratio = runner_up.map(|r| all[r].expected_cost_ns / b.expected_cost_ns);
     let mut reason = format!(
         "{} has the lowest expected cost, {:.1} ns per query ({:.1} ns lookup + {:.1} ns of false positives at FPR {}, {:.2} bits/key)",
@@ -564,6 +568,7 @@ pub fn recommend(all: &[Measured], c: &Constraints) -> Result<Recommendation> {
     Ok(Recommendation {
         best,
         runner_up,
+        other_kind,
         cost_ratio,
         reason,
         command: build_command(&b.spec),

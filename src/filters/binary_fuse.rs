@@ -92,9 +92,11 @@ fn slots<const A: usize>(h: u64, l: u32, starts: u32) -> [u32; A] {
     p
 }
 
-/// The three slots of mixed hash `h` (3-wise, see [`slots`]).
+/// The three slots of mixed hash `h` (3-wise, see `slots`; also driven by the reachability
+/// audit, [`crate::reach`]).
 #[inline]
-fn positions(h: u64, l: u32, starts: u32) -> [u32; 3] {
+#[must_use]
+pub fn positions(h: u64, l: u32, starts: u32) -> [u32; 3] {
     slots::<3>(h, l, starts)
 }
 
@@ -187,7 +189,7 @@ impl<H: ItemHasher> BinaryFuseFilter<H> {
     {
         xor_model::check_fingerprint_bits(f)?;
         model::check_arity(arity)?;
-        let KeyHashes { hashes, given } = static_set::key_hashes(&hasher, keys);
+        let KeyHashes { hashes, given } = static_set::key_hashes(&hasher, keys)?;
         Self::from_hashes(hashes.into(), given, f, arity, hasher)
     }
 

@@ -320,7 +320,7 @@ impl<H: ItemHasher> BlockedBloom<H> {
     #[must_use]
     pub fn block_and_lanes(&self, item: &[u8]) -> (usize, u32) {
         let h = self.hasher.hash64(item);
-        (reduce(h, self.blocks.len() as u64) as usize, h as u32)
+        (block_of(h, self.blocks.len() as u64) as usize, h as u32)
     }
     // ANCHOR_END: block_and_mask
 
@@ -736,6 +736,14 @@ fn mask_any_k(hi: u64, k: u32) -> [u64; 8] {
         left -= 1;
     }
     mask
+}
+
+/// The block of `blocks` a 64-bit hash selects (layout 1): `⌊h·blocks / 2^64⌋`
+/// ([`reduce`]); what inserts, queries and the reachability audit ([`crate::reach`]) use.
+#[inline(always)]
+#[must_use]
+pub fn block_of(h: u64, blocks: u64) -> u64 {
+    reduce(h, blocks)
 }
 
 #[cfg(test)]

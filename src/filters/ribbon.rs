@@ -82,9 +82,16 @@ const COEFF_KEY: u64 = 0x2545_f491_4f6c_dd1d;
 /// = m − 63 possible starts; `mask` the low `r` bits).
 #[inline]
 fn equation(h: u64, starts: u64, mask: u32) -> (u64, u64, u32) {
-    let s = ((u128::from(h) * u128::from(starts)) >> 64) as u64;
     let c = mix64(h ^ COEFF_KEY) | 1;
-    (s, c, h as u32 & mask)
+    (start_row(h, starts), c, h as u32 & mask)
+}
+
+/// The first row of the 64-row window of mixed hash `h` among `starts` possible starts:
+/// `⌊h·starts / 2^64⌋` (also driven by the reachability audit, [`crate::reach`]).
+#[inline]
+#[must_use]
+pub fn start_row(h: u64, starts: u64) -> u64 {
+    ((u128::from(h) * u128::from(starts)) >> 64) as u64
 }
 
 /// The low `r` bits.
@@ -194,7 +201,7 @@ impl<H: ItemHasher> RibbonFilter<H> {
         let KeyHashes {
             hashes: mut distinct,
             given,
-        } = static_set::key_hashes(&hasher, keys);
+        } = static_set::key_hashes(&hasher, keys)?;
         // The banding needs distinct hashes (two equal rows with one seed are one equation).
         static_set::dedup(&mut distinct);
         let n = model::check_keys(distinct.len() as u64)?;

@@ -290,7 +290,7 @@ impl<H: ItemHasher> SplitBlockBloom<H> {
     #[inline(always)]
     #[must_use]
     pub fn block_index(&self, h: u64) -> usize {
-        (((h >> 32) * self.blocks.len() as u64) >> 32) as usize
+        block_of(h, self.blocks.len() as u64) as usize
     }
 
     /// Insert by hash (as the spec's `insertHash`).
@@ -652,6 +652,15 @@ impl<H: ItemHasher> Kernel for ContainsBatch<'_, '_, H> {
     fn run(self) {
         self.f.contains_batch_portable(self.items, self.out);
     }
+}
+
+/// The block of `blocks` (at most 2^32) a 64-bit hash selects: `((h >> 32) · blocks) >> 32`,
+/// as the Parquet spec's `insertHash`; what [`SplitBlockBloom::block_index`] and the
+/// reachability audit ([`crate::reach`]) use.
+#[inline(always)]
+#[must_use]
+pub fn block_of(h: u64, blocks: u64) -> u64 {
+    ((h >> 32) * blocks) >> 32
 }
 
 #[cfg(test)]

@@ -46,17 +46,30 @@ pub(crate) struct KeyHashes {
 
 /// Hash every key once (the low half of its 128-bit hash). Repeats are kept: construction
 /// removes them only when a first attempt fails (see [`peel_attempts`]).
-pub(crate) fn key_hashes<H: ItemHasher, I, K>(hasher: &H, keys: I) -> KeyHashes
+///
+/// # Errors
+/// [`Error::Allocation`] when the hashes (8 bytes a key) do not fit in memory.
+pub(crate) fn key_hashes<H: ItemHasher, I, K>(hasher: &H, keys: I) -> Result<KeyHashes>
 where
     I: IntoIterator<Item = K>,
     K: AsRef<[u8]>,
 {
-    let hashes: Vec<u64> = keys
-        .into_iter()
-        .map(|k| hasher.hash128(k.as_ref()).lo)
-        .collect();
+    let keys = keys.into_iter();
+    let mut hashes: Vec<u64> = Vec::new();
+    hashes
+        .try_reserve_exact(keys.size_hint().0)
+        .map_err(|_| alloc_err(keys.size_hint().0, 8))?;
+    for k in keys {
+        if hashes.len() == hashes.capacity() {
+            let more = hashes.len().max(1024);
+            hashes
+                .try_reserve(more)
+                .map_err(|_| alloc_err(hashes.len() + more, 8))?;
+        }
+        hashes.push(hasher.hash128(k.as_ref()).lo);
+    }
     let given = hashes.len() as u64;
-    KeyHashes { hashes, given }
+    Ok(KeyHashes { hashes, given })
 }
 
 /// Sort and deduplicate key hashes in place.

@@ -52,9 +52,11 @@ pub struct XorFilter<H = Xxh3> {
 /// The label the seeds of an xor filter are derived from.
 const SEED_LABEL: &[u8] = b"bloomlab/xor/seed";
 
-/// The three slots of mixed hash `h` in a table of segments of `l` slots.
+/// The three slots of mixed hash `h` in a table of segments of `l` slots (also driven by the
+/// reachability audit, [`crate::reach`]).
 #[inline]
-fn positions(h: u64, l: u32) -> [u32; 3] {
+#[must_use]
+pub fn positions(h: u64, l: u32) -> [u32; 3] {
     let r = |x: u64| ((u64::from(x as u32) * u64::from(l)) >> 32) as u32;
     [r(h), l + r(h.rotate_left(21)), 2 * l + r(h.rotate_left(42))]
 }
@@ -85,7 +87,7 @@ impl<H: ItemHasher> XorFilter<H> {
         K: AsRef<[u8]>,
     {
         model::check_fingerprint_bits(f)?;
-        let KeyHashes { hashes, given } = static_set::key_hashes(&hasher, keys);
+        let KeyHashes { hashes, given } = static_set::key_hashes(&hasher, keys)?;
         Self::from_hashes(hashes.into(), given, f, hasher)
     }
 

@@ -11,6 +11,11 @@ use table::Table;
 
 const MAX_KICKS: usize = model::MAX_KICKS as usize;
 
+/// The [`Error::Full`] reason when an item's two buckets hold nothing but its own fingerprint:
+/// the same item was inserted `2b` times (`b` when its buckets coincide), the most a cuckoo
+/// filter can store, however empty the rest of the table is.
+pub const TOO_MANY_COPIES: &str = "the key repeats too often for a cuckoo filter: its two buckets already hold 2b copies of its fingerprint, the most a cuckoo filter stores of one key (dedupe the keys, or use a counting or standard Bloom filter)";
+
 /// The multiplier that spreads a fingerprint over the table for the alternate bucket (2^64/φ).
 const ALT_MUL: u64 = 0x9e37_79b9_7f4a_7c15;
 
@@ -437,10 +442,7 @@ impl<H: ItemHasher> CuckooFilter<H> {
             let fp = h.hi >> (64 - self.fingerprint_bits());
             return (h.lo & (self.m - 1), fp.max(1));
         }
-        let h = self.hasher.hash64(item);
-        let i = ((u128::from(h) * u128::from(self.m)) >> 64) as u64;
-        let fp = (((h & 0xffff_ffff) * self.fp_max) >> 32) + 1;
-        (i, fp)
+        bucket_and_fp(self.hasher.hash64(item), self.m, self.fp_max)
     }
 
     /// The other bucket of fingerprint `fp` in bucket `i`: `(c(fp) − i) mod m`, an involution.
@@ -533,7 +535,20 @@ impl<H: ItemHasher> CuckooFilter<H> {
         self.refused = self.refused.saturating_add(1);
         Err(Error::Full {
             len: self.len,
-            reason: "cuckoo table: no free slot within 500 kicks (table left unchanged)",
+            reason: if self.only_copies_of(i1, i2, fp) {
+                TOO_MANY_COPIES
+            } else {
+                "cuckoo table: no free slot within 500 kicks (table left unchanged)"
+            },
+        })
+    }
+
+    /// True when every slot of buckets `i1` and `i2` holds `fp`: the item's copies fill both
+    /// of its buckets, so no number of kicks can make room (the `2b` limit, not a full table).
+    fn only_copies_of(&self, i1: u64, i2: u64, fp: u64) -> bool {
+        (0..self.bucket_size()).all(|j| {
+            self.table.get(self.table.slot_offset(i1, j)) == fp
+                && self.table.get(self.table.slot_offset(i2, j)) == fp
         })
     }
 
@@ -569,6 +584,18 @@ impl<H: ItemHasher> CuckooFilter<H> {
         Ok(())
     }
     // ANCHOR_END: kick
+}
+
+/// The primary bucket and the fingerprint of an item whose 64-bit hash is `h`, in a table of
+/// `m` buckets with fingerprints `1 ..= fp_max`: `⌊h·m / 2^64⌋` and `⌊(h mod 2^32)·fp_max /
+/// 2^32⌋ + 1` (see [`CuckooFilter`]). The one derivation inserts, queries and the reachability
+/// audit ([`crate::reach`]) use.
+#[inline(always)]
+#[must_use]
+pub fn bucket_and_fp(h: u64, m: u64, fp_max: u64) -> (u64, u64) {
+    let i = ((u128::from(h) * u128::from(m)) >> 64) as u64;
+    let fp = (((h & 0xffff_ffff) * fp_max) >> 32) + 1;
+    (i, fp)
 }
 
 /// `(c(fp) − i) mod m` with `c(fp) = ⌊(fp·K mod 2^64)·m / 2^64⌋`: the alternate bucket for any

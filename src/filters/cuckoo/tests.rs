@@ -125,6 +125,38 @@ fn failed_insert_leaves_table_exactly_as_before() {
     }
 }
 
+/// One key inserted over and over fills its two buckets after 2b copies (b when they
+/// coincide): the refusal names the repeat limit, not a full table; a table that is really
+/// full names the kicks.
+#[test]
+fn a_key_past_2b_copies_is_refused_as_a_repeat_not_as_a_full_table() {
+    for b in [2, 4, 8] {
+        let mut c = CuckooFilter::with_layout_and(1 << 10, 12, b, Xxh3::default()).unwrap();
+        let mut copies = 0;
+        let e = loop {
+            match c.try_insert(b"the same key") {
+                Ok(()) => copies += 1,
+                Err(e) => break e,
+            }
+        };
+        assert!(copies == 2 * b || copies == b, "b = {b}: {copies} copies");
+        assert!(
+            matches!(e, Error::Full { reason, .. } if reason == TOO_MANY_COPIES),
+            "b = {b}: {e}"
+        );
+        // Other keys still go in: the table is nearly empty.
+        assert!(c.try_insert(b"another key").is_ok());
+    }
+    let mut full = CuckooFilter::with_layout_and(8, 8, 4, Xxh3::default()).unwrap();
+    let e = (0u64..1000)
+        .find_map(|i| full.try_insert(&i.to_le_bytes()).err())
+        .unwrap();
+    assert!(
+        matches!(e, Error::Full { reason, .. } if reason != TOO_MANY_COPIES),
+        "{e}"
+    );
+}
+
 #[test]
 fn refuses_bad_shapes() {
     assert!(CuckooFilter::with_buckets(3, 8).is_ok());

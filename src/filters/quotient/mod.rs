@@ -10,6 +10,16 @@ use crate::hash::{HashId, ItemHasher, StrategyId, Xxh3};
 use crate::theory::quotient as model;
 use table::Table;
 
+/// The quotient (the slot, `0 .. 2^q`) and the remainder (`r` bits) of a 64-bit hash `h`: its
+/// low `q + r` bits, split. What inserts, queries and the reachability audit
+/// ([`crate::reach`]) use.
+#[inline]
+#[must_use]
+pub fn split_hash(h: u64, q: u32, r: u32) -> (u64, u64) {
+    let fp = h & (u64::MAX >> (64 - q - r));
+    (fp >> r, fp & ((1u64 << r) - 1))
+}
+
 /// A quotient filter: `2^q` slots holding `r`-bit remainders of `(q + r)`-bit fingerprints;
 /// supports [`Removable::remove`], [`QuotientFilter::merge`] and [`QuotientFilter::resize`]
 /// (Bender, Farach-Colton, Johnson, Kraner, Kuszmaul, Medjedovic, Montes, Shetty, Spillane &
@@ -285,8 +295,7 @@ impl<H: ItemHasher> QuotientFilter<H> {
 
     #[inline]
     fn split(&self, item: &[u8]) -> (u64, u64) {
-        let fp = self.hasher.hash64(item) & (u64::MAX >> (64 - self.q - self.r));
-        (fp >> self.r, fp & ((1u64 << self.r) - 1))
+        split_hash(self.hasher.hash64(item), self.q, self.r)
     }
 
     /// A filter of shape `(q, r)` holding `fps` (ascending), with this one's hasher and limit.

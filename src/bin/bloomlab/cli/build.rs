@@ -14,6 +14,7 @@ use super::{
     thousands,
 };
 use bloomlab::filter::FilterKind;
+use bloomlab::filters::cuckoo::TOO_MANY_COPIES;
 use bloomlab::hash::{AnyHasher, HashId, StrategyId};
 use bloomlab::persist::{KeyPolicy, SaveOptions};
 use bloomlab::spec::FilterSpec;
@@ -300,6 +301,22 @@ impl Built {
             return Err(no_keys(a));
         }
         if let Some(e) = failed {
+            if matches!(e, Error::Full { reason, .. } if reason == TOO_MANY_COPIES) {
+                let b = match &f {
+                    AnyFilter::Cuckoo(c) => c.bucket_size(),
+                    _ => 4,
+                };
+                return Err(Error::invalid(
+                    Param::Other("keys"),
+                    a.keys.display(),
+                    format!(
+                        "keys that repeat at most 2b = {} times: after {} keys one key came once \
+                         more, and {TOO_MANY_COPIES}; nothing was written",
+                        2 * b,
+                        thousands(f.len()),
+                    ),
+                ));
+            }
             return Err(Error::invalid(
                 Param::Other("keys"),
                 a.keys.display(),

@@ -44,7 +44,8 @@ fn parse_threads(s: &str) -> std::result::Result<u32, String> {
 /// bucket size, arity, block size) that meets the constraints is built with your n and key
 /// kind, measured (FPR with its 95% interval, bits/key, build and lookup time), and ranked by
 /// expected cost per query = lookup + (1 − hit ratio) · FPR · negative cost (Lang et al.,
-/// PVLDB 2019). Give one of --p, --bits-per-key, --memory.
+/// PVLDB 2019). Give one of --p, --bits-per-key, --memory; or --negative-cost alone, and the
+/// rate whose model cost is lowest is chosen (and said).
 ///
 /// JSON (--json, and choose.json under --out): `constraints` (the flags), `candidates` (one
 /// object per variant: `label`, `spec` (the FilterSpec built), `measured`, `bits`, `bytes`,
@@ -52,8 +53,9 @@ fn parse_threads(s: &str) -> std::result::Result<u32, String> {
 /// `hit_ns` and `miss_ns` ({median, min, max, samples} over timing samples, ns per key),
 /// `miss_ns_threads` (with --threads > 1), `lookup_ns` (h·hit + (1−h)·miss, medians),
 /// `expected_cost_ns`), `pareto` (indices into candidates of the set over bits/key, FPR and
-/// lookup ns), `recommendation` {`best`, `runner_up` (indices), `cost_ratio` (runner-up cost /
-/// best cost), `reason`, `command`}, `crossovers` [{`negative_cost_ns`, `from`, `to`}] (where the
+/// lookup ns), `recommendation` {`best`, `runner_up` (indices; the runner-up is the second
+/// cheapest), `other_kind` (the cheapest of another kind, when not the runner-up), `cost_ratio`
+/// (runner-up cost / best cost), `reason`, `command`}, `crossovers` [{`negative_cost_ns`, `from`, `to`}] (where the
 /// cheapest candidate changes between 1 ns and 10 ms), `left_out` [[label, reason]].
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -61,8 +63,9 @@ pub struct Args {
     #[arg(long, allow_hyphen_values = true, value_parser = parse_n)]
     pub n: u64,
     /// Target false-positive rate, strictly between 0 and 1 (1%, 0.001, 1/1000).
+    /// Without --p, --bits-per-key and --memory, a given --negative-cost picks the rate: the one
+    /// whose model expected cost per query is lowest.
     #[arg(long, allow_hyphen_values = true, value_parser = parse_p,
-          required_unless_present_any = ["bits_per_key", "memory"],
           conflicts_with_all = ["bits_per_key", "memory"])]
     pub p: Option<f64>,
     /// Space per key instead of --p: each candidate at the lowest rate that fits.
@@ -76,8 +79,9 @@ pub struct Args {
     pub keys: KeyKind,
     /// The work a true negative saves: 50ns (a hash-table probe), 10us (an SSD read), 1ms (a
     /// database query). A bare number is ns.
-    #[arg(long, allow_hyphen_values = true, value_parser = parse_cost, default_value = "1us")]
-    pub negative_cost: f64,
+    /// Default 1us.
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_cost)]
+    pub negative_cost: Option<f64>,
     /// Share of queries for present keys, 0 to 1 (0.1, 10%).
     #[arg(long, allow_hyphen_values = true, value_parser = parse_share, default_value = "0.1")]
     pub hit_ratio: f64,
@@ -120,7 +124,7 @@ impl Args {
         };
         Constraints {
             keys: self.keys,
-            negative_cost_ns: self.negative_cost,
+            negative_cost_ns: self.negative_cost.unwrap_or(DEFAULT_NEGATIVE_COST_NS),
             hit_ratio: self.hit_ratio,
             deletes: self.deletes,
             grows: self.grows,
@@ -133,12 +137,134 @@ impl Args {
     }
 }
 
+/// The negative cost when `--negative-cost` is not given: 1 µs.
+const DEFAULT_NEGATIVE_COST_NS: f64 = 1_000.0;
+
+/// The rates [`pick_rate`] tries: 10^−1 to 10^−7 in quarter decades.
+fn rate_grid() -> impl Iterator<Item = f64> {
+    (4..=28).map(|q| 10f64.powf(-f64::from(q) / 4.0))
+}
+
+/// Model costs within this factor of the lowest count as equal when [`pick_rate`] picks: past
+/// the point where false positives cost a small fraction of a lookup, a lower rate only buys a
+/// bigger table, so the largest rate that is that close to the lowest cost is taken.
+const EQUAL_COST: f64 = 1.01;
+
+/// The rate [`pick_rate`] picked and why.
+struct Picked {
+    p: f64,
+    label: String,
+    cost: f64,
+    lowest: f64,
+    at_lowest: f64,
+    edge: bool,
+}
+
+/// The rate for a workload whose only target is its negative cost, from the model's expected
+/// cost per query `lookup + (1 − h)·p·negative cost` of the cheapest candidate at each rate of
+/// [`rate_grid`] (Lang, Neumann, Kemper & Boncz, "Performance-Optimal Filtering", PVLDB 2019:
+/// the best rate is not a constant but follows from what a false positive costs, since a lower
+/// rate means a bigger table and slower lookups): the largest rate whose cost is within
+/// [`EQUAL_COST`] of the lowest. Theory only ([`choose::estimate`]): no filter is built.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] naming `constraints` when no rate of the grid admits a candidate.
+fn pick_rate(c: &Constraints) -> Result<Picked> {
+    let mut per_rate: Vec<(f64, String, f64)> = Vec::new();
+    for p in rate_grid() {
+        let at = Constraints {
+            target: Target::Fpr(p),
+            ..c.clone()
+        };
+        let Ok(all) = choose::estimate(&at) else {
+            continue;
+        };
+        if let Some(m) = all
+            .into_iter()
+            .min_by(|a, b| a.expected_cost_ns.total_cmp(&b.expected_cost_ns))
+        {
+            per_rate.push((p, m.label, m.expected_cost_ns));
+        }
+    }
+    let (lowest, at_lowest) = per_rate
+        .iter()
+        .map(|r| (r.2, r.0))
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .ok_or_else(|| {
+            Error::invalid(
+                Param::Other("constraints"),
+                c.describe(),
+                "a candidate at some rate from 10^-1 to 10^-7",
+            )
+        })?;
+    // The grid runs from large rates to small: the first close enough is the largest.
+    let i = per_rate
+        .iter()
+        .position(|r| r.2 <= lowest * EQUAL_COST)
+        .unwrap_or(0);
+    let edge = i + 1 == per_rate.len() || i == 0;
+    let (p, label, cost) = per_rate.swap_remove(i);
+    Ok(Picked {
+        p,
+        label,
+        cost,
+        lowest,
+        at_lowest,
+        edge,
+    })
+}
+
+/// The constraints to measure: those of the flags, or, with none of --p, --bits-per-key and
+/// --memory, at the rate a given --negative-cost picks ([`pick_rate`], said on standard error).
+///
+/// # Errors
+/// [`Error::InvalidParameter`] naming `p` and all three alternatives when neither a target nor
+/// a negative cost is given.
+fn target_constraints(a: &Args) -> Result<Constraints> {
+    let mut c = a.constraints();
+    if a.p.is_some() || a.bits_per_key.is_some() || a.memory.is_some() {
+        return Ok(c);
+    }
+    let Some(cost) = a.negative_cost else {
+        return Err(Error::invalid(
+            Param::P,
+            "none",
+            "one of --p (a rate: 1%), --bits-per-key (10) or --memory (1.2MB); \
+             or give --negative-cost (10us) and choose picks the rate that costs least",
+        ));
+    };
+    c.check()?;
+    let k = pick_rate(&c)?;
+    c.target = Target::Fpr(k.p);
+    let f = bloomlab::units::format_prob;
+    errln!(
+        "no --p: chose p = {} for --negative-cost {}: the model's expected cost per query \
+         (lookup + (1 − {})·p·{}, Lang et al., PVLDB 2019) of its cheapest candidate, {}, is \
+         {:.2} ns there, within 1% of the lowest, {:.2} ns at p = {}; the largest such rate \
+         is taken, since a lower one buys almost nothing for a bigger table{}",
+        f(k.p),
+        choose::format_ns(cost),
+        c.hit_ratio,
+        choose::format_ns(cost),
+        k.label,
+        k.cost,
+        k.lowest,
+        f(k.at_lowest),
+        if k.edge {
+            " (at the edge of the rates tried, 10^-1 … 10^-7: the optimum may lie beyond)"
+        } else {
+            ""
+        },
+    );
+    Ok(c)
+}
+
 /// Run the command.
 ///
 /// # Errors
 /// Constraints no filter meets (one line naming the constraint); write failures under --out.
 pub fn run(a: &Args) -> Result<()> {
-    let c = a.constraints();
+    let c = target_constraints(a)?;
     // Refuse before any work (and before a progress bar appears).
     let cands = choose::candidates(&c)?;
     if let Some(dir) = &a.out {
@@ -312,6 +438,15 @@ fn print_text(ch: &Choice) -> Result<()> {
             "  runner-up: {} ({:.1} ns per query, {ratio:.2}× the chosen one's cost)",
             ch.candidates[ru].label,
             ch.candidates[ru].expected_cost_ns
+        )?;
+    }
+    if let Some(o) = r.other_kind {
+        let best = ch.candidates[r.best].expected_cost_ns;
+        outln!(
+            "  best of another kind: {} ({:.1} ns per query, {:.2}× the chosen one's cost)",
+            ch.candidates[o].label,
+            ch.candidates[o].expected_cost_ns,
+            ch.candidates[o].expected_cost_ns / best
         )?;
     }
     for x in &ch.crossovers {

@@ -111,6 +111,29 @@ fn same_place(a: &Path, b: &Path) -> bool {
     same_file(a, b) || resolved(a).is_some_and(|x| resolved(b).is_some_and(|y| x == y))
 }
 
+/// Whether standard input is the file `path` names (same device and inode: also through a
+/// link or another name), for an input given as `-`. Standard input's own handle is asked, so
+/// `--keys - --out F < F` is caught although no path names the input.
+fn stdin_is(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        use std::os::unix::fs::MetadataExt;
+        let Ok(fd) = io::stdin().as_fd().try_clone_to_owned() else {
+            return false;
+        };
+        match (std::fs::File::from(fd).metadata(), std::fs::metadata(path)) {
+            (Ok(i), Ok(o)) => i.is_file() && i.dev() == o.dev() && i.ino() == o.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        false
+    }
+}
+
 /// The nearest directory that exists at or above the directory of `path`.
 fn existing_dir(path: &Path) -> PathBuf {
     let mut dir = match path.parent() {
@@ -309,6 +332,16 @@ pub fn check(
 /// [`Error::Path`] naming the path for a path that cannot or must not be written.
 pub fn check_with(path: &Path, rules: Rules<'_>) -> Result<CheckedOut> {
     for (flag, input) in rules.protected {
+        if *input == Path::new("-") && stdin_is(path) {
+            return Err(Error::invalid(
+                Param::Other(rules.flag),
+                path.display(),
+                format!(
+                    "a file other than the input {flag} - (standard input is this file: \
+                     writing it would destroy the input)"
+                ),
+            ));
+        }
         if same_place(input, path) {
             return Err(Error::invalid(
                 Param::Other(rules.flag),

@@ -2,7 +2,8 @@
 //!
 //! Prints one line per key, `maybe-present<TAB>KEY` or `absent<TAB>KEY`, in input order; a key
 //! holding a backslash, tab, line ending or other control byte is printed escaped (`\\`, `\t`,
-//! `\n`, `\r`, `\xHH`), so every line is one key's answer. Keys are at most 64 KiB.
+//! `\n`, `\r`, `\xHH`), so every line is one key's answer. Keys are at most 64 KiB. With
+//! `--keys FILE`, one summary line follows on standard error: `N keys, M maybe present, A absent`.
 //! Exit status: **0** if at least one key is maybe present, **1** if every key is absent (also
 //! for no keys at all), **2** on bad input (a missing, unreadable or corrupt file, wrong hash or
 //! key, invalid arguments), like `grep`; **3** on a runtime failure (an I/O error reading, standard
@@ -24,6 +25,12 @@ fn parse_hash(s: &str) -> std::result::Result<HashId, String> {
 
 /// Ask a saved filter about keys. Exit status 0 if any key is maybe present, 1 if all are
 /// absent, 2 on bad input, 3 on a runtime failure.
+///
+/// The file's checksum (XXH3) detects accidents (a flipped bit, a cut-off copy), not tampering:
+/// whoever can write the file can change it and recompute the checksum, and a forged filter
+/// answers "absent" for keys it holds. --key-file keeps the hash key secret (a file built with
+/// it does not load without it) but does not authenticate the rest of the file: keep filter
+/// files where only you can write them.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The filter file (written by `bloomlab build`).
@@ -147,9 +154,12 @@ fn answer(a: &Args) -> Result<bool> {
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let mut any = false;
+    let (mut asked, mut maybe) = (0u64, 0u64);
     let mut emit = |key: &[u8]| -> Result<()> {
         let hit = f.contains(key);
         any |= hit;
+        asked += 1;
+        maybe += u64::from(hit);
         (|| {
             out.write_all(if hit { b"maybe-present\t" } else { b"absent\t" })?;
             write_escaped(&mut out, key)?;
@@ -181,7 +191,20 @@ fn answer(a: &Args) -> Result<bool> {
     };
     let result = result.and_then(|()| out.flush().map_err(|e| super::out::stdout_error(&e)));
     match result {
-        Ok(()) => Ok(any),
+        Ok(()) => {
+            // A key file's answers end with one summary line, on standard error so that
+            // standard output stays one line per key.
+            if a.keys.is_some() {
+                let t = bloomlab::units::thousands;
+                super::out::errln!(
+                    "{} keys, {} maybe present, {} absent",
+                    t(asked),
+                    t(maybe),
+                    t(asked - maybe)
+                );
+            }
+            Ok(any)
+        }
         // `bloomlab query … | head`: the reader left; what was answered stands.
         Err(_) if super::out::pipe_closed() => Ok(any),
         Err(e) => Err(e),

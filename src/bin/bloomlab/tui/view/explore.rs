@@ -211,6 +211,13 @@ fn draw_numbers(f: &mut Frame<'_>, e: &Explore, d: &Design, one_in: bool, area: 
     }
     let k_note = if d.k_pinned {
         format!(" (pinned; optimal {})", d.k_opt)
+    } else if d.k_real > f64::from(bloomlab::theory::MAX_K) {
+        // The optimum is past the largest k a filter takes: k is the cap, not the optimum.
+        format!(
+            " (capped at {}; k* = {:.1})",
+            bloomlab::theory::MAX_K,
+            d.k_real
+        )
     } else {
         format!(" (optimal; k* = {:.2})", d.k_real)
     };
@@ -779,6 +786,19 @@ mod tests {
 
     fn has(text: &str, needle: &str) {
         assert!(text.contains(needle), "missing {needle:?} in\n{text}");
+    }
+
+    /// Past k* = 64 the screen says k is capped, not optimal.
+    #[test]
+    fn k_past_its_cap_is_called_capped_not_optimal() {
+        let mut s = State::new();
+        init(&mut s);
+        // k* = (m/n)·ln 2 = 153.356 · 0.6931 = 106.3.
+        type_into(&mut s, Field::N, "1000");
+        type_into(&mut s, Field::M, "153356");
+        let t = render_text(&s, 120, 40);
+        has(&t, "k = 64 (capped at 64; k* = 106.3)");
+        assert!(!t.contains("(optimal"), "{t}");
     }
 
     #[test]

@@ -179,6 +179,18 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
     );
 }
 
+/// The measured fill (share of bits set) and the theory's, when the measured one is below half
+/// of it: the keys' k positions pile onto few bits. A low or zero FPR then says nothing good.
+fn fill_far_below_theory(r: &HashResult) -> Option<(f64, f64)> {
+    let fill: f64 =
+        r.m.details
+            .iter()
+            .find(|(k, _)| k == "fill")
+            .and_then(|(_, v)| v.parse().ok())?;
+    let expected = theory::expected_fill(r.m.m_bits, r.m.n, r.m.k);
+    (fill < 0.5 * expected).then_some((fill, expected))
+}
+
 fn draw_detail(f: &mut Frame<'_>, h: &Hashes, area: Rect) {
     let hash = HashId::ALL[h.row.min(HashId::ALL.len() - 1)];
     let strat = StrategyId::ALL[h.col.min(StrategyId::ALL.len() - 1)];
@@ -201,6 +213,7 @@ fn draw_detail(f: &mut Frame<'_>, h: &Hashes, area: Rect) {
     let m = &r.m;
     let exact = m.theory.exact.unwrap_or(f64::NAN);
     let uniform = r.chi2_p >= NON_UNIFORM;
+    let spread = fill_far_below_theory(r);
     let (fpr, lo, hi) = fmt::measured(m.fpr, m.fpr_ci95[0], m.fpr_ci95[1], false);
     let lines = vec![
         Line::from(vec![
@@ -213,11 +226,19 @@ fn draw_detail(f: &mut Frame<'_>, h: &Hashes, area: Rect) {
             fmt::prob(exact),
             m.fpr / exact
         )),
-        Line::from(format!(
-            "ns/insert {} · ns/query {}",
-            fmt::ns(m.ns_per_insert),
-            fmt::ns(m.ns_per_query)
-        )),
+        // A hash that does not spread piles every key onto a few bits: the fill says so, in
+        // place of the timings (the pane has five lines at 80×24).
+        match spread {
+            Some((fill, expected)) => Line::from(Span::styled(
+                format!("fill {fill:.4} ≪ {expected:.4}: no spread"),
+                bold().fg(BAD),
+            )),
+            None => Line::from(format!(
+                "ns/insert {} · ns/query {}",
+                fmt::ns(m.ns_per_insert),
+                fmt::ns(m.ns_per_query)
+            )),
+        },
         Line::from(vec![
             Span::raw(format!("χ² = {:.0} ({} bins) ", r.chi2, r.histogram.len())),
             Span::styled(
@@ -229,7 +250,9 @@ fn draw_detail(f: &mut Frame<'_>, h: &Hashes, area: Rect) {
                 bold().fg(if uniform { MEASURED } else { BAD }),
             ),
         ]),
-        Line::from(if uniform {
+        Line::from(if spread.is_some() {
+            "NOT uniform: even an FPR of 0 is luck"
+        } else if uniform {
             "positions look uniform"
         } else {
             "positions are NOT uniform"
@@ -354,8 +377,11 @@ mod tests {
         let t = render_text(&s, 80, 24);
         assert!(t.contains("keys seq"), "{t}");
         assert!(t.contains("weak × double on seq keys"), "{t}");
-        assert!(t.contains("positions are NOT uniform"), "{t}");
         assert!(t.contains("p < 1e-12"), "{t}");
+        // Its keys pile onto one bit: the pane says the fill is far below theory and that a
+        // low FPR would mean nothing.
+        assert!(t.contains("fill 0.0001 ≪ 0.5182: no spread"), "{t}");
+        assert!(t.contains("NOT uniform: even an FPR of 0 is luck"), "{t}");
         let weak = line_with(&t, "weak ").unwrap();
         let xxh3 = line_with(&t, "xxh3 ").unwrap();
         // The weak hash's FPR is many times the exact rate; xxh3's is about 1×.
@@ -377,6 +403,7 @@ mod tests {
         let t = render_text(&s, 80, 24);
         assert!(t.contains("χ² p-value"), "{t}");
         assert!(t.contains("positions look uniform"), "{t}");
+        assert!(!t.contains("≪"), "{t}");
         let weak = line_with(&t, "weak ").unwrap();
         assert!(weak.contains("p<1e-12"), "{weak}");
     }

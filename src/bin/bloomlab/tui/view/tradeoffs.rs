@@ -109,19 +109,26 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
     });
     let mut lines = vec![Line::from(Span::styled(
         format!(
-            "  {:<19} {:>5} {:>8} {:>5} {:>7}",
+            "   {:<19} {:>5} {:>8} {:>5} {:>7}",
             "candidate", "b/key", "FPR", "look", "cost ns"
         ),
         bold(),
     ))];
     for i in order {
         let m = &all[i];
-        let (mark, style) = if Some(i) == best {
-            ("▶", bold().fg(MARK))
-        } else if t.front.contains(&i) {
-            ("★", bold().fg(MEASURED))
+        // Two marks, so the cursor ▶ of the cheapest never hides its ★.
+        let front = t.front.contains(&i);
+        let mark = format!(
+            "{}{}",
+            if Some(i) == best { "▶" } else { " " },
+            if front { "★" } else { " " }
+        );
+        let style = if Some(i) == best {
+            bold().fg(MARK)
+        } else if front {
+            bold().fg(MEASURED)
         } else {
-            (" ", Style::default())
+            Style::default()
         };
         let label: String = m.label.chars().take(19).collect();
         lines.push(Line::from(Span::styled(
@@ -265,7 +272,21 @@ mod tests {
             let title = format!("{} candidates · ★ Pareto front: {}", all.len(), front.len());
             assert!(t.contains(&title), "{title}\n{t}");
             let b = &all[rec.best];
-            let row = line_with(&t, &format!("▶ {}", b.label)).unwrap_or_else(|| panic!("{t}"));
+            // The cheapest keeps its ★ beside the ▶ when it is on the front.
+            let star = if front.contains(&rec.best) {
+                "★"
+            } else {
+                " "
+            };
+            let row =
+                line_with(&t, &format!("▶{star} {}", b.label)).unwrap_or_else(|| panic!("{t}"));
+            // Every front row on screen (the table shows what fits) keeps its ★.
+            for &i in &front {
+                let label: String = all[i].label.chars().take(19).collect();
+                if let Some(r) = line_with(&t, &format!(" {label:<19} ")) {
+                    assert!(r.contains(&format!("★ {label:<19} ")), "{r}\n{t}");
+                }
+            }
             assert!(row.contains(&format!("{:.2}", b.bits_per_key)), "{row}");
             assert!(row.contains(&super::cost(b.expected_cost_ns)), "{row}");
             // The reason starts on screen with the chooser's words.
