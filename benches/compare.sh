@@ -60,6 +60,10 @@ label_of() { if [ "$1" = WORKTREE ]; then echo "worktree"; else git rev-parse "$
 start=$(date +%s)
 set +e
 base_file="$(benches/compare/measure.sh "$base")"; s1=$?
+# A copy: with --force and one tree on both sides (an A/A run), HEAD's run replaces the cache entry.
+tmp="$(mktemp)"
+trap 'rm -f "$tmp"' EXIT
+[ "$s1" -eq 0 ] && cp "$base_file" "$tmp" && base_file="$tmp"
 head_file="$(benches/compare/measure.sh "$head")"; s2=$?
 set -e
 [ "$s1" -eq 0 ] && [ "$s2" -eq 0 ] || exit 3

@@ -65,6 +65,16 @@ if [ ${#files[@]} -eq 0 ]; then
 fi
 python3 benches/compare/results.py history results/bench/history.csv "${files[@]}"
 python3 benches/compare/results.py steps results/bench/history.csv results/bench/history.md 10
+{
+    echo
+    echo "## Coverage"
+    echo
+    echo "Picked: every ${every}th of the ${#all[@]} commits on the first-parent line from" \
+         "\`$(git rev-parse --short=10 "$since")\` to \`$(git rev-parse --short=10 "$until")\` that have" \
+         "\`benches/gate.rs\` (the last one always), ${#picked[@]} commits; $(( ${#line[@]} - ${#all[@]} ))" \
+         "first-parent commits in that range predate the gate on this line and have nothing to measure." \
+         "Measured: $(( ${#files[@]} / 2 ))."
+} >> results/bench/history.md
 if [ ${#skipped[@]} -gt 0 ]; then
     { echo; echo "## Skipped"; echo; printf -- '- %s\n' "${skipped[@]}"; } >> results/bench/history.md
     printf 'history: skipped %s\n' "${skipped[@]}" >&2

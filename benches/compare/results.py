@@ -10,11 +10,12 @@
                                            benchmark files; exit 1 when anything regressed
   results.py history CSV COMMIT FILE ...   merge measure.sh result files into history.csv
   results.py steps CSV MD [N]              the N largest steps of history.csv -> history.md
+  results.py validate bmf|gh FILE          check a --json / --gh-bench file against its format
   results.py executable TARGET             cargo --message-format=json on stdin -> the path of
                                            bench TARGET's executable
 
 A benchmark is named GROUP/FUNCTION.ID, e.g. hot_paths/query_hit.standard, from gungraun's
-directory layout HOME/PACKAGE/gate/GROUP/FUNCTION.ID/callgrind.FUNCTION.ID.out; the gate's
+directory layout HOME/[PACKAGE/]gate/GROUP/FUNCTION.ID/callgrind.FUNCTION.ID.out; the gate's
 names have been stable since it began (checked over all 20 commits that touched it), and a
 rename would be mapped by [rename] in benches/thresholds.toml. Thresholds are in percent.
 """
@@ -51,10 +52,12 @@ def collect(home, suffix=".out"):
         for name in files:
             if not (name.startswith("callgrind.") and name.endswith(suffix)):
                 continue
+            # [PACKAGE/]BENCH/GROUP/FUNCTION.ID: the package level is there when cargo runs the
+            # bench, not when its binary is run directly (measure.sh)
             rel = os.path.relpath(dirpath, home).split(os.sep)
-            if len(rel) < 4:  # PACKAGE/BENCH/GROUP/FUNCTION.ID
+            if len(rel) < 3:
                 continue
-            bench = f"{rel[2]}/{rel[3]}"
+            bench = f"{rel[-2]}/{rel[-1]}"
             rows[bench] = rows.get(bench, 0) + ir_of(os.path.join(dirpath, name))
     return rows
 
@@ -219,7 +222,7 @@ def write_bmf(path, head):
     Wall rows are the HEAD/BASE ratio with its 95% interval as lower_value/upper_value."""
     doc = {}
     for (bench, metric), v in sorted(head.items()):
-        m = {"value": v[0]}
+        m = {"value": int(v[0]) if metric == METRIC else v[0]}
         if len(v) == 3:
             m["lower_value"], m["upper_value"] = v[1], v[2]
         doc.setdefault(bench, {})[metric if metric == METRIC else "wall-ratio"] = m
@@ -233,7 +236,7 @@ def write_gh_bench(path, head, meta):
     {name, unit, value[, range, extra]} (its src/extract.ts `BenchmarkResult`)."""
     doc = []
     for (bench, metric), v in sorted(head.items()):
-        entry = {"name": f"{bench} ({metric})", "unit": "instructions" if metric == METRIC else "ratio", "value": v[0]}
+        entry = {"name": f"{bench} ({metric})", "unit": "instructions" if metric == METRIC else "ratio", "value": int(v[0]) if metric == METRIC else v[0]}
         if len(v) == 3:
             entry["range"] = f"95% CI [{v[1]:.3f}, {v[2]:.3f}]"
         entry["extra"] = f"commit {short(meta.get('commit', '?'))}\n{meta.get('toolchain', '')}"
@@ -336,6 +339,48 @@ def steps(args):
     return 0
 
 
+def validate(kind, path):
+    """Check a written file against the published format; returns a list of problems.
+
+    bmf: bencher's JSON schema https://bencher.dev/bmf.json (an object of benchmark names, each
+    an object of measure names, each an object with a number `value` and optional number
+    `lower_value` / `upper_value`). gh: github-action-benchmark's `BenchmarkResult` (src/extract.ts:
+    name string, value number, unit string, optional range and extra strings), a non-empty list.
+    """
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    num = (int, float)
+    bad = []
+    if kind == "bmf":
+        if not isinstance(doc, dict) or not doc:
+            return ["not a non-empty object"]
+        for bench, measures in doc.items():
+            if not bench or not isinstance(measures, dict) or not measures:
+                bad.append(f"{bench!r}: not a non-empty object of measures")
+                continue
+            for measure, m in measures.items():
+                if not measure or not isinstance(m, dict) or not isinstance(m.get("value"), num):
+                    bad.append(f"{bench!r}/{measure!r}: no number 'value'")
+                for k in ("lower_value", "upper_value"):
+                    if k in m and not isinstance(m[k], num):
+                        bad.append(f"{bench!r}/{measure!r}: {k} not a number")
+    else:
+        if not isinstance(doc, list) or not doc:
+            return ["not a non-empty list"]
+        for i, e in enumerate(doc):
+            if not isinstance(e, dict) or not isinstance(e.get("name"), str) or not isinstance(e.get("unit"), str) \
+                    or not isinstance(e.get("value"), num) or isinstance(e.get("value"), bool):
+                bad.append(f"entry {i}: needs string name, string unit, number value")
+                continue
+            for k in ("range", "extra"):
+                if k in e and not isinstance(e[k], str):
+                    bad.append(f"entry {i}: {k} not a string")
+            extra = set(e) - {"name", "value", "unit", "range", "extra"}
+            if extra:
+                bad.append(f"entry {i}: unknown keys {sorted(extra)}")
+    return bad
+
+
 def executable(target):
     """The executable of bench target TARGET from cargo's --message-format=json on stdin."""
     exe = None
@@ -353,6 +398,12 @@ def executable(target):
 
 
 def main(argv):
+    if len(argv) == 4 and argv[1] == "validate" and argv[2] in ("bmf", "gh"):
+        bad = validate(argv[2], argv[3])
+        for b in bad:
+            print(f"{argv[3]}: {b}", file=sys.stderr)
+        print(f"{argv[3]}: {'INVALID' if bad else 'valid'} {argv[2]}", file=sys.stderr)
+        return 1 if bad else 0
     if len(argv) == 3 and argv[1] == "executable":
         return executable(argv[2])
     if len(argv) in (3, 4) and argv[1] == "collect":
