@@ -32,8 +32,15 @@ py=(python3 benches/compare/results.py compare)
 wall=0 rounds=11 wall_filter="query_hit/bloomlab-standard/10000" revs=()
 while [ $# -gt 0 ]; do
     case "$1" in
-        --markdown|--json|--gh-bench|--thresholds)
+        --markdown|--json|--gh-bench)
             [ $# -ge 2 ] || { echo "compare: $1 needs a file" >&2; exit 2; }
+            # checked now, not after the builds: the directory must exist and be writable
+            d="$(dirname -- "$2")"
+            [ -d "$d" ] && [ -w "$d" ] && { [ ! -e "$2" ] || { [ -f "$2" ] && [ -w "$2" ]; }; } || {
+                echo "compare: $1 '$2': not a writable file in an existing directory" >&2; exit 2; }
+            py+=("$1" "$2"); shift 2 ;;
+        --thresholds)
+            [ $# -ge 2 ] && [ -f "$2" ] && [ -r "$2" ] || { echo "compare: --thresholds needs a readable file" >&2; exit 2; }
             py+=("$1" "$2"); shift 2 ;;
         --wall) wall=1; shift ;;
         --rounds) rounds="${2:-}"; shift 2 || { echo "compare: --rounds needs a number" >&2; exit 2; } ;;

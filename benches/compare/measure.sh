@@ -41,6 +41,10 @@ if [ "${COMPARE_FORCE:-0}" != 1 ]; then
     fi
 fi
 
+# One measurement at a time per scratch worktree (two compares started together would check
+# out over each other); released once the binary is built and copied.
+exec 9>"$(tree_dir).lock"
+flock 9
 checkout_tree "$commit"
 # Paths of one length for every run: the counts move by a few instructions in a thousand
 # operations (up to 0.06% seen) with the length of the binary's path (argv and stack layout).
@@ -65,6 +69,7 @@ set +e
         cargo bench --bench gate --no-run --message-format=json-render-diagnostics |
         python3 "$here/benches/compare/results.py" executable gate)" || exit 101
     cp "$exe" "$bin" || exit 101
+    flock -u 9
     nice -n "${COMPARE_NICE:-5}" "$bin" --bench "${args[@]}"
 ) >"$log" 2>&1
 status=$?

@@ -421,4 +421,11 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    try:
+        sys.exit(main(sys.argv))
+    except OSError as e:  # an output file that cannot be written, an input that cannot be read
+        print(f"results.py: {e}", file=sys.stderr)
+        sys.exit(2 if len(sys.argv) > 1 and sys.argv[1] == "compare" else 3)
+    except (ValueError, KeyError) as e:  # a malformed result or history file
+        print(f"results.py: malformed input: {e}", file=sys.stderr)
+        sys.exit(3)

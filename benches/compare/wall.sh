@@ -24,6 +24,8 @@ build() {
     resolve_rev "$1"
     local bin="$COMPARE_ROOT/bin/${tree:0:16}-$(toolchain_id)-bench"
     if [ ! -x "$bin" ]; then
+        exec 9>"$(tree_dir).lock"
+        flock 9 # one build at a time per scratch worktree (see measure.sh)
         checkout_tree "$commit"
         local log="$COMPARE_ROOT/logs/${tree:0:16}-bench.log"
         echo "wall: building the criterion suite of ${label:0:12} (log: $log)" >&2
@@ -34,6 +36,7 @@ build() {
             { tail -5 "$log" >&2; exit 3; }
         [ -s "$log.exe" ] || { echo "wall: no bench executable (log: $log)" >&2; exit 3; }
         cp "$(tail -1 "$log.exe")" "$bin"
+        flock -u 9
     fi
     echo "$bin"
 }

@@ -14,6 +14,10 @@ use std::process::ExitCode;
 
 /// Steps marked per panel.
 const STEPS: usize = 3;
+/// Smallest step (percent) that is marked.
+const MIN_STEP_PERCENT: f64 = 1.0;
+/// About this many commits are named under the x axis (every k-th; more would overlap).
+const X_LABELS: usize = 9;
 
 struct Row {
     commit: String,
@@ -93,7 +97,9 @@ fn panel(group: &str, rows: &[&Row], commits: &[String]) -> Panel {
         );
     }
     steps.sort_by(|a, b| b.0.total_cmp(&a.0));
-    for (k, &(_, change, x, y, bench)) in steps.iter().take(STEPS).enumerate() {
+    // Only moves beyond the gate's default threshold (benches/thresholds.toml) are named.
+    let moved = steps.iter().filter(|s| s.0 > MIN_STEP_PERCENT).take(STEPS);
+    for (k, &(_, change, x, y, bench)) in moved.enumerate() {
         let name = bench.split_once('/').map_or(bench, |(_, n)| n);
         let label = format!(
             "{}: {name} {change:+.1}%",
@@ -103,16 +109,24 @@ fn panel(group: &str, rows: &[&Row], commits: &[String]) -> Panel {
         s.color = None;
         series.push(s.with_points(vec![Point::new(x as f64, y)]));
     }
-    let mut x = Axis::linear("commit (oldest left)");
+    let mut x = Axis::linear("commit (oldest left; the marked steps are named in the legend)");
+    let every = commits.len().div_ceil(X_LABELS).max(1);
     x.categories = Some(
         commits
             .iter()
-            .map(|c| c[..7.min(c.len())].to_string())
+            .enumerate()
+            .map(|(i, c)| {
+                if i % every == 0 || i + 1 == commits.len() {
+                    c[..7.min(c.len())].to_string()
+                } else {
+                    String::new()
+                }
+            })
             .collect(),
     );
     Panel {
         title: format!(
-            "{group}: instructions per 1000 operations, {} benchmarks",
+            "{group}: instructions per benchmark run (callgrind), {} benchmarks",
             by_bench.len()
         ),
         x,
