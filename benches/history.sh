@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Instruction-count history of the gate's benchmarks, one row per commit and benchmark.
 #
-#   benches/history.sh [--since REV] [--until REV] [--every N] [--no-plot]
+#   benches/history.sh [--since REV] [--until REV] [--every N] [--no-plot] [--cached-only]
 #
 # Measures every N-th commit of the first-parent line SINCE..UNTIL that has benches/gate.rs
 # (default SINCE: the commit that added it; the first and last are always included) with
@@ -9,13 +9,14 @@
 # commit is never built twice for one toolchain), merges the results into
 # results/bench/history.csv (commit, date, toolchain, benchmark, metric, value), and writes
 # results/bench/history.md (the largest steps) and history.svg/.png (cargo run --example
-# bench_history). A commit whose gate does not build or run is skipped and named at the end.
+# bench_history). A commit whose gate does not build or run is skipped and named at the end;
+# --cached-only measures nothing and skips (and names) the picked commits not in the cache.
 # Exit: 0 done (skips are reported, not failures), 2 usage error, 3 nothing could be measured.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
-since="" until=HEAD every=1 plot=1
+since="" until=HEAD every=1 plot=1 cached_only=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --since) since="${2:?--since needs a revision}"; shift 2 ;;
@@ -25,6 +26,7 @@ while [ $# -gt 0 ]; do
         --every) every="${2:?--every needs a number}"; shift 2 ;;
         --every=*) every="${1#*=}"; shift ;;
         --no-plot) plot=0; shift ;;
+        --cached-only) cached_only=1; shift ;;
         -h|--help) usage ;;
         *) echo "history: unknown argument '$1'" >&2; usage ;;
     esac
@@ -51,7 +53,14 @@ done
 echo "history: ${#picked[@]} of ${#all[@]} first-parent commits with the gate (every $every)" >&2
 
 files=() skipped=()
+# shellcheck source=benches/compare/lib.sh
+source benches/compare/lib.sh
 for c in "${picked[@]}"; do
+    cached="target/compare/cache/$(git rev-parse "$c^{tree}" | cut -c1-16)-$(toolchain_id).tsv"
+    if [ "$cached_only" = 1 ] && [ ! -s "$cached" ]; then
+        skipped+=("$(git log -1 --format='%h %s' "$c" | cut -c1-80): not measured yet (--cached-only)")
+        continue
+    fi
     if f="$(COMPARE_TREE="${COMPARE_TREE:-tree-history}" COMPARE_NICE="${COMPARE_NICE:-10}" \
             benches/compare/measure.sh "$c")"; then
         files+=("$c" "$f")
