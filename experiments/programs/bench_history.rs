@@ -116,7 +116,9 @@ fn panel(group: &str, rows: &[&Row], commits: &[String]) -> Panel {
             .iter()
             .enumerate()
             .map(|(i, c)| {
-                if i % every == 0 || i + 1 == commits.len() {
+                let last = commits.len() - 1;
+                // every k-th, and the last (without a neighbour closer than k to it)
+                if (i % every == 0 && last - i >= every) || i == last {
                     c[..7.min(c.len())].to_string()
                 } else {
                     String::new()
