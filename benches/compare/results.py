@@ -329,11 +329,17 @@ def steps(args):
         "",
         f"## The {n} largest steps between consecutive measured commits",
         "",
-        "| commit | date | benchmark | before | after | change |",
+        "A step lies somewhere in the commits after the previous measured one up to this one",
+        "(`git log --first-parent PREVIOUS..COMMIT`; `benches/compare.sh` between any two of them",
+        "narrows it down).",
+        "",
+        "| commit | previous measured | benchmark | before | after | change |",
         "|---|---|---|--:|--:|--:|",
     ]
-    for pct, c, _prev, bench, before, after in all_steps[:n]:
-        lines.append(f"| `{c[:10]}` | {dates[c][:10]} | `{bench}` | {before:,.0f} | {after:,.0f} | {pct:+.1f}% |")
+    for pct, c, prev, bench, before, after in all_steps[:n]:
+        lines.append(
+            f"| `{c[:10]}` ({dates[c][:10]}) | `{prev[:10]}` | `{bench}` | {before:,.0f} | {after:,.0f} | {pct:+.1f}% |"
+        )
     with open(md, "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
     return 0
