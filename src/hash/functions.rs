@@ -67,32 +67,26 @@ pub trait SipRounds: sealed::Sealed + Copy + Default + Eq + Send + Sync + 'stati
     fn h128(k0: u64, k1: u64, bytes: &[u8]) -> siphasher::sip128::Hash128;
 }
 
-impl SipRounds for Rounds13 {
-    const ID: HashId = HashId::Sip13;
-    const NAME: &'static str = "Sip13";
-    type H64 = siphasher::sip::SipHasher13;
-    #[inline(always)]
-    fn h64(k0: u64, k1: u64) -> Self::H64 {
-        siphasher::sip::SipHasher13::new_with_keys(k0, k1)
-    }
-    #[inline(always)]
-    fn h128(k0: u64, k1: u64, bytes: &[u8]) -> siphasher::sip128::Hash128 {
-        siphasher::sip128::SipHasher13::new_with_keys(k0, k1).hash(bytes)
-    }
+macro_rules! sip_rounds {
+    ($($rounds:ident => $id:ident, $hasher:ident;)*) => {$(
+        impl SipRounds for $rounds {
+            const ID: HashId = HashId::$id;
+            const NAME: &'static str = stringify!($id);
+            type H64 = siphasher::sip::$hasher;
+            #[inline(always)]
+            fn h64(k0: u64, k1: u64) -> Self::H64 {
+                siphasher::sip::$hasher::new_with_keys(k0, k1)
+            }
+            #[inline(always)]
+            fn h128(k0: u64, k1: u64, bytes: &[u8]) -> siphasher::sip128::Hash128 {
+                siphasher::sip128::$hasher::new_with_keys(k0, k1).hash(bytes)
+            }
+        }
+    )*};
 }
-
-impl SipRounds for Rounds24 {
-    const ID: HashId = HashId::Sip24;
-    const NAME: &'static str = "Sip24";
-    type H64 = siphasher::sip::SipHasher24;
-    #[inline(always)]
-    fn h64(k0: u64, k1: u64) -> Self::H64 {
-        siphasher::sip::SipHasher24::new_with_keys(k0, k1)
-    }
-    #[inline(always)]
-    fn h128(k0: u64, k1: u64, bytes: &[u8]) -> siphasher::sip128::Hash128 {
-        siphasher::sip128::SipHasher24::new_with_keys(k0, k1).hash(bytes)
-    }
+sip_rounds! {
+    Rounds13 => Sip13, SipHasher13;
+    Rounds24 => Sip24, SipHasher24;
 }
 
 /// Debug output never shows a secret key (a filter's `{:?}` may end up in logs): a zero key

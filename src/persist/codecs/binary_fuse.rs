@@ -29,13 +29,7 @@ impl<H: PersistHasher> Persist for BinaryFuseFilter<H> {
         p.extend_from_slice(&self.attempts().to_le_bytes());
         p.extend_from_slice(&self.arity().to_le_bytes());
         p.extend_from_slice(&0u32.to_le_bytes());
-        StaticBuild {
-            seed: self.seed(),
-            len: Filter::len(self),
-            distinct: self.distinct(),
-            attempts: self.attempts(),
-        }
-        .write_tail(&mut p);
+        StaticBuild::write_tail(&mut p, self.seed(), Filter::len(self), self.distinct());
         p
     }
     fn payload_len(&self) -> u64 {

@@ -214,9 +214,9 @@ pub(super) struct StaticBuild {
 }
 
 impl StaticBuild {
-    /// The tail `seed, len, distinct` of the params.
-    pub(super) fn write_tail(&self, p: &mut Vec<u8>) {
-        for v in [self.seed, self.len, self.distinct] {
+    /// Appends the tail `seed, len, distinct` to the params `p`.
+    pub(super) fn write_tail(p: &mut Vec<u8>, seed: u64, len: u64, distinct: u64) {
+        for v in [seed, len, distinct] {
             p.extend_from_slice(&v.to_le_bytes());
         }
     }

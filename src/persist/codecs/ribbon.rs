@@ -35,13 +35,7 @@ impl<H: PersistHasher> Persist for RibbonFilter<H> {
         p.extend_from_slice(&self.attempts().to_le_bytes());
         p.extend_from_slice(&model::WIDTH.to_le_bytes());
         p.extend_from_slice(&self.slots().to_le_bytes());
-        StaticBuild {
-            seed: self.seed(),
-            len: Filter::len(self),
-            distinct: self.distinct(),
-            attempts: self.attempts(),
-        }
-        .write_tail(&mut p);
+        StaticBuild::write_tail(&mut p, self.seed(), Filter::len(self), self.distinct());
         p
     }
     fn payload_len(&self) -> u64 {

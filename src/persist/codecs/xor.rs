@@ -28,13 +28,7 @@ impl<H: PersistHasher> Persist for XorFilter<H> {
         p.extend_from_slice(&self.table().fingerprint_bits().to_le_bytes());
         p.extend_from_slice(&self.attempts().to_le_bytes());
         p.extend_from_slice(&u64::from(self.segment_length()).to_le_bytes());
-        StaticBuild {
-            seed: self.seed(),
-            len: Filter::len(self),
-            distinct: self.distinct(),
-            attempts: self.attempts(),
-        }
-        .write_tail(&mut p);
+        StaticBuild::write_tail(&mut p, self.seed(), Filter::len(self), self.distinct());
         p
     }
     fn payload_len(&self) -> u64 {
