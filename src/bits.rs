@@ -1,4 +1,7 @@
-//! Bit vectors and packed counters: the only code in the crate that touches raw words.
+//! Bit vectors and packed counters: the words of the bit-array filters (standard, counting,
+//! scalable, the concurrent standard) and fallible zeroed allocation (`try_zeroed`) for the
+//! fingerprint tables, which keep their own words (cuckoo, quotient, ribbon, xor, binary fuse)
+//! as do the block layouts (blocked, split-block).
 //!
 //! Allocation is fallible: an absurd size returns [`Error::Allocation`] instead of aborting.
 

@@ -19,9 +19,10 @@ pub trait Filter: Send + Sync + fmt::Debug {
     /// Insert `item`.
     ///
     /// # Errors
-    /// [`Error::Full`] for filters with a hard capacity (cuckoo, non-scaling scalable); the
-    /// filter is then unchanged and every earlier item is still found. [`Error::Static`] for
-    /// static-set filters (xor, binary fuse), built from their whole key set at once.
+    /// [`Error::Full`] for filters with a hard capacity (cuckoo, quotient, non-scaling
+    /// scalable); the filter is then unchanged and every earlier item is still found.
+    /// [`Error::Static`] for static-set filters (xor, binary fuse, ribbon), built from their
+    /// whole key set at once.
     fn try_insert(&mut self, item: &[u8]) -> Result<()>;
 
     /// Insert `item`.
@@ -64,7 +65,7 @@ pub trait Filter: Send + Sync + fmt::Debug {
     fn k(&self) -> u32;
 
     /// `(m, k)` to evaluate the textbook formulas with (m in cells: bits, or counters for the
-    /// counting filter), or `None` where they do not apply (cuckoo, scalable).
+    /// counting filter), or `None` where they do not apply (the fingerprint filters, scalable).
     fn classic_params(&self) -> Option<(u64, u32)> {
         Some((self.bits(), self.k()))
     }
@@ -92,7 +93,7 @@ pub trait Filter: Send + Sync + fmt::Debug {
     }
 }
 
-/// A filter that supports deletion (counting, cuckoo).
+/// A filter that supports deletion (counting, cuckoo, quotient).
 pub trait Removable: Filter {
     /// Remove one occurrence of `item`.
     ///
@@ -105,9 +106,9 @@ pub trait Removable: Filter {
     fn remove(&mut self, item: &[u8]) -> Result<()>;
 }
 
-/// The filter kinds (public names: `standard`, `counting`, `blocked`, `split-block`,
-/// `scalable`, `cuckoo`, `xor`, `binary-fuse`, `ribbon`). The concrete type of each kind is [`crate::registry::AnyFilter`]'s
-/// business; this enum sits below the filters so they can name their kind without a cycle.
+/// The filter kinds (public names: [`FilterKind::ALL`], [`FilterKind::name`]). The concrete
+/// type of each kind is [`crate::registry::AnyFilter`]'s business; this enum sits below the
+/// filters so they can name their kind without a cycle.
 ///
 /// Not `#[non_exhaustive]` on purpose: the binary and the tests match on it exhaustively, so
 /// adding a kind is a compile error everywhere it must be handled.
@@ -126,11 +127,12 @@ pub enum FilterKind {
     SplitBlock,
     /// A growing sequence of standard filters with a compound FPR bound.
     Scalable,
-    /// Cuckoo filter: fingerprints in buckets of 4, supports remove.
+    /// Cuckoo filter: fingerprints in buckets of 2, 4 (the default) or 8 slots, supports remove.
     Cuckoo,
     /// Xor filter: a static set, 8- or 16-bit fingerprints in 1.23·n slots, 3 per key.
     Xor,
-    /// Binary fuse filter (3-wise): a static set, 8- or 16-bit fingerprints in ≈1.125·n slots.
+    /// Binary fuse filter: a static set, 8- or 16-bit fingerprints in ≈1.125·n slots (3-wise,
+    /// the default) or ≈1.075·n (4-wise).
     BinaryFuse,
     /// Standard ribbon filter (width 64): a static set, any 1- to 32-bit result in ≈1.1·n rows.
     Ribbon,

@@ -20,7 +20,9 @@
 //! | [`measure`] | one measurement: FPR ± CI, false negatives, bytes, ns/op; the HashSet memory model |
 //! | [`choose`] | which filter for a workload: candidates, measured or estimated, Pareto set, expected cost per query, recommendation |
 //! | [`walkthrough`] | the m = 16, k = 3 teaching example, shared by the `walkthrough` command and the TUI |
+//! | [`diagram`] | SVG pictures of a real filter's structure (`bloomlab diagram`, the book) |
 //! | [`bits`] | bit vectors and packed counters |
+//! | [`fsutil`] | atomic writes into regular files only (filters, CSV, charts), temporary files removed on a signal |
 //! | [`units`] | parsing and formatting counts, probabilities and sizes (`1Mb`, `1 in 1000`, `64KiB`) |
 //! | [`alloc_count`] | a counting global allocator (measured heap bytes) |
 //! | [`error`] | typed errors |
@@ -35,12 +37,12 @@
 //!
 //! | layer | modules | may use |
 //! |---|---|---|
-//! | 0 | `error`, `bits`, `units`, `stats`, `alloc_count` | `error` |
+//! | 0 | `error`, `bits`, `units`, `stats`, `alloc_count`, `fsutil` | `error` |
 //! | 1 | `hash`, `theory` | layer 0 |
 //! | 2 | `filter` (the trait, [`FilterKind`], capabilities), `design` | layers 0–1 |
 //! | 3 | `filters/*` (one concrete type each) | layers 0–2 |
 //! | 4 | `persist` (container + one codec per kind), `guava`, `spec`, `walkthrough` | layers 0–3 |
-//! | 5 | `registry` ([`AnyFilter`]: build, decode, save; defines `FilterSpec::build` and `FilterSpec::plan`) | layers 0–4 |
+//! | 5 | `registry` ([`AnyFilter`]: build, decode, save; defines `FilterSpec::build` and `FilterSpec::plan`), `diagram` (draws the filters and the walkthrough) | layers 0–4 |
 //! | 6 | `workload`, `measure` | layers 0–5 |
 //! | 7 | `choose`; `experiment`, `plot` (feature `experiments`), `redis` (feature `redis`) | layers 0–6 |
 //! | app | the `bloomlab` binary: `cli/*`, `tui/*` (features `cli`, `tui`) | the library |
@@ -98,6 +100,7 @@ pub mod error;
 pub mod experiment;
 pub mod filter;
 pub mod filters;
+pub mod fsutil;
 pub mod guava;
 pub mod hash;
 pub mod measure;

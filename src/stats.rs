@@ -1,6 +1,6 @@
 //! Binomial confidence intervals and uniformity tests.
 
-use statrs::distribution::{Beta, ChiSquared, ContinuousCDF, StudentsT};
+use statrs::distribution::{Beta, Binomial, ChiSquared, ContinuousCDF, DiscreteCDF, StudentsT};
 
 /// z for a two-sided 95% interval.
 pub const Z95: f64 = 1.959_963_984_540_054;
@@ -183,9 +183,43 @@ pub fn normal_two_sided(z: f64) -> f64 {
 /// ```
 #[must_use]
 pub fn family_false_alarm(z_max: f64, tests: u32) -> f64 {
-    let one = normal_two_sided(z_max);
-    // 1 − (1 − one)^tests without cancellation for tiny `one`.
-    -(f64::from(tests) * (-one).ln_1p()).exp_m1()
+    any_fails(normal_two_sided(z_max), tests)
+}
+
+/// The chance that at least one of `tests` independent checks fails, each with probability
+/// `each`: `1 − (1 − each)^tests`, without cancellation for tiny `each`.
+///
+/// ```
+/// // 51 checks at 99.99% each: 0.51% for the family.
+/// let p = bloomlab::stats::any_fails(1e-4, 51);
+/// assert!((p - 0.005087).abs() < 1e-6, "{p}");
+/// ```
+#[must_use]
+pub fn any_fails(each: f64, tests: u32) -> f64 {
+    -(f64::from(tests) * (-each).ln_1p()).exp_m1()
+}
+
+/// How many of `tests` independent checks, each failing with probability `each` when nothing
+/// is wrong (a 95% interval missing its true value: 0.05), may fail together before the
+/// family is called wrong at false-failure rate `budget`: the smallest `c` with
+/// `P(Bin(tests, each) > c) ≤ budget`, and that probability. `None` when `each` is not a
+/// probability.
+///
+/// ```
+/// // 51 intervals at 95%: up to 7 misses (P(8 or more) = 0.36%); allowing 4 would fail a
+/// // correct suite 11% of the time.
+/// let (c, p) = bloomlab::stats::allowed_failures(51, 0.05, 0.01).unwrap();
+/// assert_eq!(c, 7);
+/// assert!((p - 0.003618).abs() < 1e-6, "{p}");
+/// ```
+#[must_use]
+pub fn allowed_failures(tests: u64, each: f64, budget: f64) -> Option<(u64, f64)> {
+    let b = Binomial::new(each, tests).ok()?;
+    // The tail shrinks as c grows and is 0 at c = tests, so the first c within the budget
+    // is found by walking up.
+    (0..=tests)
+        .map(|c| (c, if c == tests { 0.0 } else { b.sf(c) }))
+        .find(|&(_, tail)| tail <= budget)
 }
 
 /// A measured rate printed with the digits its 95% interval supports: the one rule the CLI and
@@ -365,6 +399,22 @@ mod tests {
             RateText::new(0.0101, 0.0099, 0.0103).to_string(),
             "1.01% (95% 0.990%–1.03%)"
         );
+    }
+
+    /// Against exact binomial sums (Python's `math.comb`): P(Bin(24, 0.05) > 4) = 0.005975,
+    /// P(> 3) = 0.02978; P(Bin(51, 0.05) > 7) = 0.003618, P(> 6) = 0.01309.
+    #[test]
+    fn allowed_failures_is_the_first_count_within_the_budget() {
+        let (c, p) = allowed_failures(24, 0.05, 0.01).unwrap();
+        assert_eq!(c, 4);
+        assert!((p - 0.005_975).abs() < 1e-6, "{p}");
+        assert_eq!(allowed_failures(51, 0.05, 0.01).unwrap().0, 7);
+        assert_eq!(allowed_failures(51, 0.05, 0.02).unwrap().0, 6);
+        assert_eq!(allowed_failures(10, 0.0, 0.01), Some((0, 0.0)));
+        assert_eq!(allowed_failures(10, 1.0, 0.01), Some((10, 0.0)));
+        assert_eq!(allowed_failures(10, 0.5, 0.0), Some((10, 0.0)));
+        assert_eq!(allowed_failures(10, 1.5, 0.01), None);
+        assert_eq!(allowed_failures(10, f64::NAN, 0.01), None);
     }
 
     #[test]

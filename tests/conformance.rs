@@ -20,8 +20,9 @@
 
 use bloomlab::filter::Sizing;
 use bloomlab::hash::StrategyId;
+use bloomlab::stats;
 use bloomlab::workload::{KeyGen, KeyKind};
-use bloomlab::{AnyFilter, Filter, FilterKind, FilterSpec};
+use bloomlab::{AnyFilter, Error, Filter, FilterKind, FilterSpec};
 use proptest::prelude::*;
 use std::collections::HashSet;
 
@@ -57,20 +58,41 @@ fn specs(n: u64, p: f64) -> Vec<FilterSpec> {
 }
 
 /// `spec` holding `keys`: a static-set kind built from them all, any other kind built empty and
-/// filled with `try_insert` (a refused key, of a full filter, is left out: the filter's model
-/// covers what it holds). Returns the filter and the keys it holds.
+/// filled by [`insert_all`]. Returns the filter and the keys it holds.
 fn filled<'k>(spec: &FilterSpec, keys: &'k [Vec<u8>]) -> (AnyFilter, Vec<&'k [u8]>) {
     if spec.kind.caps().static_set {
         let f = spec.build_from(keys).unwrap();
         return (f, keys.iter().map(Vec::as_slice).collect());
     }
     let mut f = spec.build().unwrap();
-    let stored = keys
-        .iter()
-        .filter(|k| f.try_insert(k).is_ok())
-        .map(Vec::as_slice)
-        .collect();
+    let stored = insert_all(&mut f, keys, &label(spec));
     (f, stored)
+}
+
+/// `try_insert`s each of `keys` into `f` (built for at least as many keys) and returns the ones
+/// it took. A refused key is left out (the filter's model covers what it holds), but it must be
+/// refused as full (`Error::Full`), and at least half of the distinct keys must be held: a kind
+/// whose `try_insert` refuses everything fails here instead of passing the no-false-negative
+/// properties with nothing to check. Only cuckoo refuses anything below its capacity: filled to
+/// exactly its capacity n in 21,552 seeded runs (n = 1 to 20,000, p = 0.3 to 10^-5), 153 runs
+/// refused some key, and the fewest kept was 5 of 7.
+fn insert_all<'k>(f: &mut AnyFilter, keys: &'k [Vec<u8>], what: &str) -> Vec<&'k [u8]> {
+    let mut stored = Vec::with_capacity(keys.len());
+    let mut refused = 0usize;
+    for k in keys {
+        match f.try_insert(k) {
+            Ok(()) => stored.push(k.as_slice()),
+            Err(Error::Full { .. }) => refused += 1,
+            Err(e) => panic!("{what}: try_insert refused {k:?} with {e}"),
+        }
+    }
+    let distinct = keys.iter().collect::<HashSet<_>>().len();
+    let held = stored.iter().collect::<HashSet<_>>().len();
+    assert!(
+        2 * held >= distinct,
+        "{what}: holds {held} of {distinct} distinct keys ({refused} inserts refused as full)"
+    );
+    stored
 }
 
 fn label(s: &FilterSpec) -> String {
@@ -112,7 +134,6 @@ proptest! {
         for spec in specs(n, p) {
             let spec = FilterSpec { seed, ..spec };
             let (f, stored) = filled(&spec, &items);
-            prop_assert!(!spec.kind.caps().static_set || stored.len() == items.len());
             for it in stored {
                 prop_assert!(f.contains(it), "{}: lost {:?}", label(&spec), it);
             }
@@ -133,25 +154,19 @@ proptest! {
             if !spec.kind.caps().removable {
                 continue;
             }
+            let bytes = |set: &HashSet<u64>| -> Vec<Vec<u8>> {
+                set.iter().map(|x| x.to_le_bytes().to_vec()).collect()
+            };
+            let (keep, drop) = (bytes(&keep), bytes(&drop));
             let mut f = spec.build().unwrap();
-            let mut kept = Vec::new();
-            let mut dropped = Vec::new();
-            for x in &keep {
-                if f.try_insert(&x.to_le_bytes()).is_ok() {
-                    kept.push(*x);
-                }
-            }
-            for x in &drop {
-                if f.try_insert(&x.to_le_bytes()).is_ok() {
-                    dropped.push(*x);
-                }
-            }
+            let kept = insert_all(&mut f, &keep, &label(&spec));
+            let dropped = insert_all(&mut f, &drop, &label(&spec));
             let r = f.as_removable().unwrap();
             for x in &dropped {
-                prop_assert_eq!(r.remove(&x.to_le_bytes()), Ok(()), "{}", label(&spec));
+                prop_assert_eq!(r.remove(x), Ok(()), "{}", label(&spec));
             }
             for x in &kept {
-                prop_assert!(f.contains(&x.to_le_bytes()), "{}: lost {} after removes", label(&spec), x);
+                prop_assert!(f.contains(x), "{}: lost {:?} after removes", label(&spec), x);
             }
         }
     }
@@ -191,15 +206,18 @@ proptest! {
 /// So each (filter, size) is measured over 16 independently seeded instances, and the 95%
 /// interval is the Student-t interval of their mean, which covers both sources of variation.
 ///
-/// With c such intervals about c/20 are expected to miss their models by chance even when every
-/// model is right, so the test asserts what 95% coverage implies jointly: at most the number of
-/// misses that c correct models exceed with probability below 0.7% (the binomial (c, 0.05)
-/// tail: 4 for 24 intervals, 7 for 54), and no model outside its 99.99% interval (a gross error
-/// anywhere fails at once). The bound is computed from c, so adding a kind or a strategy keeps
-/// the same false-alarm rate.
+/// With N such intervals (54: 18 specs at 3 sizes) about N/20 miss their model by chance even
+/// when every model is right, so the test asserts what 95% coverage implies jointly, with the
+/// allowed number of misses computed from N ([`stats::allowed_failures`]): no model outside its
+/// 99.99% interval (a gross error anywhere fails at once; a false alarm for the family with
+/// probability 1 − 0.9999^N, 0.54% for 54), and at most c misses of the 95% intervals, c the
+/// smallest count whose binomial tail P(Bin(N, 0.05) > c) fits in the rest of a 1% budget (8
+/// for 54, tail 0.13%; the 4 allowed once was right for 24 intervals, but P(> 4) is 13% for
+/// 54). So a suite whose models are all right fails with probability at most 0.67% (union
+/// bound), if the Student-t intervals have their nominal coverage.
 #[test]
 fn measured_fpr_matches_each_filters_own_model() {
-    use statrs::distribution::{ContinuousCDF, DiscreteCDF, StudentsT};
+    use statrs::distribution::{ContinuousCDF, StudentsT};
     let sizes = [1_000u64, 4_000, 16_000];
     let (trials, queries) = (16u64, 6_250u64);
     let t = StudentsT::new(0.0, 1.0, (trials - 1) as f64).unwrap();
@@ -247,17 +265,22 @@ fn measured_fpr_matches_each_filters_own_model() {
             );
         }
     }
+    // The false-failure budget of the whole test: 1%, the 99.99% checks' share first.
+    let gross = stats::any_fails(1e-4, checks);
+    let (allowed, tail) = stats::allowed_failures(u64::from(checks), 0.05, 0.01 - gross).unwrap();
+    let false_failure = gross + tail;
+    assert!(false_failure <= 0.01, "{false_failure}");
     eprintln!("{}", lines.join("\n"));
-    eprintln!("{misses} of {checks} models outside their measured 95% interval");
-    assert!(checks >= 3 * StrategyId::ALL.len() as u32);
-    let chance = statrs::distribution::Binomial::new(0.05, u64::from(checks)).unwrap();
-    let allowed = (0..=checks)
-        .find(|&c| chance.sf(u64::from(c)) < 0.007)
-        .unwrap();
-    eprintln!("allowed misses for {checks} intervals: {allowed}");
+    eprintln!(
+        "{misses} of {checks} models outside their measured 95% interval (allowed: {allowed}; \
+         false-failure rate {:.2}% = {:.2}% more misses + {:.2}% a 99.99% miss)",
+        100.0 * false_failure,
+        100.0 * tail,
+        100.0 * gross
+    );
     assert!(
-        misses <= allowed,
-        "{misses} of {checks} misses:\n{}",
+        u64::from(misses) <= allowed,
+        "{misses} of {checks} misses (allowed {allowed}):\n{}",
         lines.join("\n")
     );
 }

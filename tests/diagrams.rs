@@ -172,17 +172,17 @@ fn cuckoo_shows_a_real_kick_path() {
             let (i, j) = (num(a, "data-bucket"), num(a, "data-slot") as u32);
             assert_eq!(
                 num(a, "data-fp"),
-                f.slot(i, j),
+                f.view().slot(i, j),
                 "{name} bucket {i} slot {j}"
             );
         }
     };
     table(&f, "before");
     let key = format!("item-{n}");
-    let (i1, fp) = f.bucket_and_fingerprint(key.as_bytes());
-    let i2 = f.other_bucket(i1, fp);
+    let (i1, fp) = f.view().bucket_and_fingerprint(key.as_bytes());
+    let i2 = f.view().other_bucket(i1, fp);
     assert!(
-        f.slot(i1, 3) != 0 && f.slot(i2, 3) != 0,
+        f.view().slot(i1, 3) != 0 && f.view().slot(i2, 3) != 0,
         "both buckets full"
     );
     let kicks = f.kicks();
@@ -199,13 +199,14 @@ fn cuckoo_shows_a_real_kick_path() {
         assert_eq!(num(&w[0], "data-evicted"), num(&w[1], "data-fp"));
         assert_eq!(
             num(&w[1], "data-bucket"),
-            f.other_bucket(num(&w[0], "data-bucket"), num(&w[1], "data-fp"))
+            f.view()
+                .other_bucket(num(&w[0], "data-bucket"), num(&w[1], "data-fp"))
         );
     }
     assert_eq!(num(steps.last().unwrap(), "data-evicted"), 0);
     for s in &steps {
         let (i, j) = (num(s, "data-bucket"), num(s, "data-slot") as u32);
-        assert_eq!(f.slot(i, j), num(s, "data-fp"));
+        assert_eq!(f.view().slot(i, j), num(s, "data-fp"));
     }
 }
 
@@ -272,7 +273,7 @@ fn xor_shows_the_three_slots_and_the_equation_of_the_filter() {
     let f = XorFilter::from_keys(FRUIT, 8).unwrap();
     let svg = render("xor").unwrap();
     let look = |k: &str| {
-        let (s, fp) = f.slots_and_fingerprint(k.as_bytes());
+        let (s, fp) = f.view().slots_and_fingerprint(k.as_bytes());
         (s.to_vec(), fp)
     };
     check_segments(&svg, f.table(), look, |k| f.contains(k.as_bytes()));
@@ -288,7 +289,7 @@ fn binary_fuse_shows_the_three_slots_and_the_equation_of_the_filter() {
         .collect();
     let f = BinaryFuseFilter::from_keys(&keys, 8).unwrap();
     let svg = render("binary-fuse").unwrap();
-    let look = |k: &str| f.slots_and_fingerprint(k.as_bytes());
+    let look = |k: &str| f.view().slots_and_fingerprint(k.as_bytes());
     check_segments(&svg, f.table(), look, |k| f.contains(k.as_bytes()));
     // Three consecutive segments.
     let (s, _) = look("apple");
@@ -306,7 +307,7 @@ fn ribbon_shows_a_keys_window_and_the_xor_of_the_rows_it_picks() {
     for row in with(&svg, "data-row") {
         assert_eq!(
             num(&row, "data-value"),
-            u64::from(f.row(num(&row, "data-row")))
+            u64::from(f.view().row(num(&row, "data-row")))
         );
     }
     let keys = with(&svg, "data-key");
@@ -320,7 +321,7 @@ fn ribbon_shows_a_keys_window_and_the_xor_of_the_rows_it_picks() {
     let coeff = with(&svg, "data-coeff");
     assert_eq!(coeff.len(), 2 * 64);
     for (k, bits) in keys.iter().zip(coeff.chunks(64)) {
-        let (start, c, fp) = f.equation_of(k["data-key"].as_bytes());
+        let (start, c, fp) = f.view().equation_of(k["data-key"].as_bytes());
         assert_eq!(num(k, "data-start"), start);
         assert_eq!(num(k, "data-coefficients"), c);
         assert_eq!(num(k, "data-fingerprint"), u64::from(fp));
@@ -329,7 +330,7 @@ fn ribbon_shows_a_keys_window_and_the_xor_of_the_rows_it_picks() {
         }
         let x = (0..64)
             .filter(|t| c >> t & 1 == 1)
-            .fold(0, |a, t| a ^ f.row(start + t));
+            .fold(0, |a, t| a ^ f.view().row(start + t));
         assert_eq!(num(k, "data-xor"), u64::from(x));
         assert_eq!(x == fp, f.contains(k["data-key"].as_bytes()));
     }
@@ -373,7 +374,7 @@ fn quotient_runs_hold_exactly_the_filters_fingerprints() {
         assert_eq!(rows.len() as u64, f.slots());
         for a in rows {
             let i = num(&a, "data-slot");
-            assert_eq!(num(&a, name) == 1, f.slot(i).0[which], "{name} {i}");
+            assert_eq!(num(&a, name) == 1, f.view().slot(i).0[which], "{name} {i}");
         }
     }
     let rem_at: BTreeMap<u64, (u64, u64)> = with(&svg, "data-rem")
@@ -388,11 +389,11 @@ fn quotient_runs_hold_exactly_the_filters_fingerprints() {
     let listed = with(&svg, "data-item");
     assert_eq!(listed.len(), items.len());
     for a in listed {
-        let (q, r) = f.quotient_and_remainder(a["data-item"].as_bytes());
+        let (q, r) = f.view().quotient_and_remainder(a["data-item"].as_bytes());
         assert_eq!((num(&a, "data-q"), num(&a, "data-r")), (q, r));
         assert_eq!(rem_at[&num(&a, "data-at")], (q, r), "{}", a["data-item"]);
     }
-    assert!(f.slot(f.slots() - 1).0 == [false; 3]);
+    assert!(f.view().slot(f.slots() - 1).0 == [false; 3]);
 }
 
 #[test]

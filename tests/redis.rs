@@ -6,30 +6,25 @@
 //! - `BLOOMLAB_REDIS_AOF_URL`   a server with `appendonly yes, appendfsync always`, no module
 //! - `BLOOMLAB_REDIS_AOF_START` a script that (re)starts that server
 //!
-//! A test whose server is not configured prints `skipped: …` on stderr (not captured) and
-//! returns.
+//! The tests that need a server are `#[ignore = "needs Redis: .ci/redis-up.sh"]`: a plain
+//! `cargo test --features redis` lists them as ignored instead of passing them unrun, and
+//! `.ci/run` runs them with `--include-ignored`. Run explicitly, a test whose server is not
+//! configured fails, naming the variable (it never passes without having talked to Redis).
 
-use std::io::Write;
-
-#[allow(dead_code)]
-fn skip(msg: &str) {
-    // Straight to the process' stderr: the test harness does not capture it.
-    let _ = writeln!(std::io::stderr().lock(), "\nskipped: {msg}");
-}
-
+/// Built without the feature there is nothing to run: listed as ignored, and failing when run.
 #[cfg(not(feature = "redis"))]
 #[test]
+#[ignore = "needs --features redis and Redis: .ci/redis-up.sh"]
 fn redis_tests_need_the_feature() {
-    skip(
+    panic!(
         "Redis tests (bitmap filter, RedisBloom, cluster, AOF restart, connection loss): \
          built without feature `redis`; run `eval \"$(bash .ci/redis-up.sh)\"; cargo test \
-         --features redis`",
+         --features redis --test redis -- --include-ignored`"
     );
 }
 
 #[cfg(feature = "redis")]
 mod live {
-    use super::skip;
     use bloomlab::hash::{HashId, StrategyId};
     use bloomlab::redis::layout::{ShardLayout, bitvec_to_redis_bytes};
     use bloomlab::redis::module::{BfFilter, CfFilter};
@@ -40,14 +35,24 @@ mod live {
     use std::net::{Shutdown, TcpListener, TcpStream};
     use std::time::Duration;
 
-    fn env(var: &str, test: &str) -> Option<String> {
+    /// The server address in `var`; a test that needs it fails without it (it is `#[ignore]`d,
+    /// so it runs only when asked for: with `--ignored`, after `.ci/redis-up.sh`).
+    fn env(var: &str, test: &str) -> String {
         match std::env::var(var) {
-            Ok(v) if !v.is_empty() => Some(v),
-            _ => {
-                skip(&format!("{test}: {var} not set (see .ci/redis-up.sh)"));
-                None
-            }
+            Ok(v) if !v.is_empty() => v,
+            _ => panic!(
+                "{test}: {var} not set: start the servers with eval \"$(bash .ci/redis-up.sh)\""
+            ),
         }
+    }
+
+    /// Fails unless the main server has the RedisBloom module (`BLOOMLAB_REDISBLOOM=1`).
+    fn need_redisbloom(test: &str) {
+        assert_eq!(
+            std::env::var("BLOOMLAB_REDISBLOOM").as_deref(),
+            Ok("1"),
+            "{test}: needs RedisBloom on BLOOMLAB_REDIS_URL (BLOOMLAB_REDISBLOOM=1, .ci/redis-up.sh)"
+        );
     }
 
     fn name(test: &str) -> String {
@@ -118,10 +123,9 @@ mod live {
     }
 
     #[test]
+    #[ignore = "needs Redis: .ci/redis-up.sh"]
     fn bitmap_is_bit_identical_to_local_standard_bloom() {
-        let Some(url) = env("BLOOMLAB_REDIS_URL", "bit-identical") else {
-            return;
-        };
+        let url = env("BLOOMLAB_REDIS_URL", "bit-identical");
         let combos = [
             (HashId::Xxh3, StrategyId::EnhancedDouble),
             (HashId::Murmur3, StrategyId::Guava64),
@@ -162,10 +166,9 @@ mod live {
     }
 
     #[test]
+    #[ignore = "needs Redis: .ci/redis-up.sh"]
     fn setbit_order_is_msb_first_in_redis() {
-        let Some(url) = env("BLOOMLAB_REDIS_URL", "bit order") else {
-            return;
-        };
+        let url = env("BLOOMLAB_REDIS_URL", "bit order");
         let mut f = fresh(&url, "order");
         f.try_init_bits(1024, 3, BitmapOptions::default()).unwrap();
         f.add(b"apple").unwrap();
@@ -190,10 +193,9 @@ mod live {
     }
 
     #[test]
+    #[ignore = "needs Redis: .ci/redis-up.sh"]
     fn import_and_export_in_chunks() {
-        let Some(url) = env("BLOOMLAB_REDIS_URL", "import/export") else {
-            return;
-        };
+        let url = env("BLOOMLAB_REDIS_URL", "import/export");
         let mut f = fresh(&url, "import");
         let mut local = bloomlab::StandardBloom::with_rate_and(
             5000,
@@ -233,10 +235,9 @@ mod live {
     }
 
     #[test]
+    #[ignore = "needs Redis: .ci/redis-up.sh"]
     fn try_init_is_idempotent_and_refuses_other_parameters() {
-        let Some(url) = env("BLOOMLAB_REDIS_URL", "try_init") else {
-            return;
-        };
+        let url = env("BLOOMLAB_REDIS_URL", "try_init");
         let mut f = fresh(&url, "init");
         assert!(f.try_init(10_000, 0.01).unwrap());
         assert!(!f.try_init(10_000, 0.01).unwrap());
@@ -265,10 +266,9 @@ mod live {
     }
 
     #[test]
+    #[ignore = "needs Redis: .ci/redis-up.sh"]
     fn a_batch_is_one_round_trip() {
-        let Some(url) = env("BLOOMLAB_REDIS_URL", "round trips") else {
-            return;
-        };
+        let url = env("BLOOMLAB_REDIS_URL", "round trips");
         let items = keys(3, 1000);
         for t in Transport::ALL {
             let mut f = fresh(&url, &format!("rt-{t}"));
@@ -287,10 +287,9 @@ mod live {
     }
 
     #[test]
+    #[ignore = "needs Redis: .ci/redis-up.sh"]
     fn count_info_and_fpr() {
-        let Some(url) = env("BLOOMLAB_REDIS_URL", "count/info/fpr") else {
-            return;
-        };
+        let url = env("BLOOMLAB_REDIS_URL", "count/info/fpr");
         let mut f = fresh(&url, "count");
         f.try_init(20_000, 0.01).unwrap();
         let items = keys(4, 20_000);
@@ -320,10 +319,9 @@ mod live {
     }
 
     #[test]
+    #[ignore = "needs Redis: .ci/redis-up.sh"]
     fn concurrent_writers_leave_no_false_negatives() {
-        let Some(url) = env("BLOOMLAB_REDIS_URL", "concurrent writers") else {
-            return;
-        };
+        let url = env("BLOOMLAB_REDIS_URL", "concurrent writers");
         let mut f = fresh(&url, "concurrent");
         f.try_init(40_000, 0.01).unwrap();
         let threads: Vec<_> = (0..4u64)
@@ -365,10 +363,9 @@ mod live {
     }
 
     #[test]
+    #[ignore = "needs Redis: .ci/redis-up.sh"]
     fn wrong_key_type_names_the_key() {
-        let Some(url) = env("BLOOMLAB_REDIS_URL", "WRONGTYPE") else {
-            return;
-        };
+        let url = env("BLOOMLAB_REDIS_URL", "WRONGTYPE");
         let mut f = fresh(&url, "wrongtype");
         f.try_init_bits(
             8192,
@@ -447,6 +444,7 @@ mod live {
     }
 
     #[test]
+    #[ignore = "needs Redis: .ci/redis-up.sh"]
     fn missing_module_names_the_module() {
         // Any server without RedisBloom: the cluster nodes (never restarted by a test, unlike
         // the AOF instance), else the main server when it lacks the module.
@@ -456,10 +454,10 @@ mod live {
             std::env::var("BLOOMLAB_REDIS_URL"),
         ) {
             (Ok(u), _, _) if !u.is_empty() => u,
-            (_, Ok("1"), _) | (_, _, Err(_)) => {
-                skip("missing module: no server without RedisBloom configured");
-                return;
-            }
+            (_, Ok("1"), _) | (_, _, Err(_)) => panic!(
+                "missing module: needs a server without RedisBloom: BLOOMLAB_REDIS_CLUSTER \
+                 (.ci/redis-up.sh), or BLOOMLAB_REDIS_URL without BLOOMLAB_REDISBLOOM=1"
+            ),
             (_, _, Ok(u)) => u,
         };
         let e = BfFilter::reserve(
@@ -481,14 +479,10 @@ mod live {
     }
 
     #[test]
+    #[ignore = "needs Redis: .ci/redis-up.sh"]
     fn redisbloom_filters_side_by_side() {
-        let Some(url) = env("BLOOMLAB_REDIS_URL", "RedisBloom") else {
-            return;
-        };
-        if std::env::var("BLOOMLAB_REDISBLOOM").as_deref() != Ok("1") {
-            skip("RedisBloom: BLOOMLAB_REDISBLOOM=1 not set");
-            return;
-        }
+        let url = env("BLOOMLAB_REDIS_URL", "RedisBloom");
+        need_redisbloom("RedisBloom");
         let items = keys(7, 10_000);
         let none = absent(7, 20_000);
         let key = name("bf");
@@ -528,15 +522,11 @@ mod live {
     /// Number of filters and Size (the bit array plus `sizeof(SBChain) + sizeof(SBLink)`), and
     /// `MEMORY USAGE` at least that.
     #[test]
+    #[ignore = "needs Redis: .ci/redis-up.sh"]
     fn bf_reserve_allocates_what_the_redisbloom_rule_says() {
         use bloomlab::theory::rules::{REDISBLOOM_STRUCT_BYTES, Rule, allocate};
-        let Some(url) = env("BLOOMLAB_REDIS_URL", "RedisBloom sizing rule") else {
-            return;
-        };
-        if std::env::var("BLOOMLAB_REDISBLOOM").as_deref() != Ok("1") {
-            skip("RedisBloom sizing rule: BLOOMLAB_REDISBLOOM=1 not set");
-            return;
-        }
+        let url = env("BLOOMLAB_REDIS_URL", "RedisBloom sizing rule");
+        need_redisbloom("RedisBloom sizing rule");
         let key = name("bf-rule");
         for (n, p) in [
             (1_000_000, 0.01),
@@ -634,10 +624,9 @@ mod live {
     }
 
     #[test]
+    #[ignore = "needs Redis: .ci/redis-up.sh"]
     fn connection_lost_mid_batch_is_an_error_and_rerunning_is_safe() {
-        let Some(url) = env("BLOOMLAB_REDIS_URL", "connection lost") else {
-            return;
-        };
+        let url = env("BLOOMLAB_REDIS_URL", "connection lost");
         let upstream = url
             .trim_start_matches("redis://")
             .trim_end_matches('/')
@@ -711,10 +700,9 @@ mod live {
     }
 
     #[test]
+    #[ignore = "needs Redis: .ci/redis-up.sh"]
     fn cluster_sharded_filter() {
-        let Some(urls) = env("BLOOMLAB_REDIS_CLUSTER", "cluster") else {
-            return;
-        };
+        let urls = env("BLOOMLAB_REDIS_CLUSTER", "cluster");
         let items = keys(9, 5000);
         for t in Transport::ALL {
             let conn = RedisConn::open(&urls).unwrap();
@@ -789,13 +777,10 @@ mod live {
     }
 
     #[test]
+    #[ignore = "needs Redis: .ci/redis-up.sh"]
     fn aof_restart_keeps_every_acknowledged_add() {
-        let (Some(url), Some(start)) = (
-            env("BLOOMLAB_REDIS_AOF_URL", "AOF restart"),
-            env("BLOOMLAB_REDIS_AOF_START", "AOF restart"),
-        ) else {
-            return;
-        };
+        let url = env("BLOOMLAB_REDIS_AOF_URL", "AOF restart");
+        let start = env("BLOOMLAB_REDIS_AOF_START", "AOF restart");
         start_aof(&start);
         let items = keys(10, 6000);
         let mut f = fresh(&url, "aof");
@@ -877,10 +862,9 @@ mod live {
     /// 5 rows, no `bloomlab_demo` marker) is refused before anything connects, with a one-line
     /// error and exit status 2, and left as it was; `--overwrite` lets the demo run on it. No
     /// server is needed up to the last step (a closed port on 127.0.0.1 stands for one).
-    #[test]
-    fn cli_penetration_refuses_a_database_it_did_not_create() {
-        let dir = tempfile::tempdir().unwrap();
-        let db = dir.path().join("userdb.sqlite");
+    /// A database of the user's own (five products) in `dir`.
+    fn user_db(dir: &std::path::Path) -> std::path::PathBuf {
+        let db = dir.join("userdb.sqlite");
         rusqlite::Connection::open(&db)
             .unwrap()
             .execute_batch(
@@ -890,6 +874,15 @@ mod live {
                  (3, 'mine 3', 3), (4, 'mine 4', 4), (5, 'mine 5', 5);",
             )
             .unwrap();
+        db
+    }
+
+    /// No server needed: the refusal comes before connecting, and a closed port on 127.0.0.1
+    /// is what the run with `--overwrite` meets.
+    #[test]
+    fn cli_penetration_refuses_a_database_it_did_not_create() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = user_db(dir.path());
         let before = std::fs::read(&db).unwrap();
         let dbs = db.to_str().unwrap();
         let out = dir.path().join("pen.csv");
@@ -923,12 +916,22 @@ mod live {
             "{err}"
         );
         assert_eq!(product_names(&db).len(), 5);
-        let Some(url) = env(
+    }
+
+    /// With a server, `--overwrite` makes the user's database the demo's; a second run then
+    /// needs no `--overwrite`.
+    #[test]
+    #[ignore = "needs Redis: .ci/redis-up.sh"]
+    fn cli_penetration_overwrite_takes_over_the_database() {
+        let url = env(
             "BLOOMLAB_REDIS_URL",
             "bloomlab redis penetration --overwrite",
-        ) else {
-            return;
-        };
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let db = user_db(dir.path());
+        let dbs = db.to_str().unwrap();
+        let out = dir.path().join("pen.csv");
+        let outs = out.to_str().unwrap();
         let run = [
             "--url",
             &url,
@@ -953,31 +956,40 @@ mod live {
         assert_eq!(code, Some(0), "{stdout}{err}");
     }
 
+    /// What is in `tmp` besides `pen.csv`.
+    fn left_behind(tmp: &std::path::Path) -> Vec<String> {
+        std::fs::read_dir(tmp)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n != "pen.csv")
+            .collect()
+    }
+
     /// Without `--db` the database lives in a private temporary directory that is gone
-    /// afterwards, whether the run fails (closed port on 127.0.0.1) or succeeds (with a server).
+    /// afterwards when the run fails (closed port on 127.0.0.1; no server needed).
     #[test]
     fn cli_penetration_default_database_is_temporary() {
         let tmp = tempfile::tempdir().unwrap();
         let out = tmp.path().join("pen.csv");
         let outs = out.to_str().unwrap();
-        let entries = || {
-            std::fs::read_dir(tmp.path())
-                .unwrap()
-                .map(|e| e.unwrap().file_name().into_string().unwrap())
-                .filter(|n| n != "pen.csv")
-                .collect::<Vec<_>>()
-        };
         let (code, _, err) =
             penetration_cli(&["--url", "redis://127.0.0.1:1", "--out", outs], tmp.path());
         assert_eq!(code, Some(3), "{err}");
         assert!(err.contains("127.0.0.1:1"), "{err}");
-        assert_eq!(entries(), Vec::<String>::new(), "left behind");
-        let Some(url) = env(
+        assert_eq!(left_behind(tmp.path()), Vec::<String>::new(), "left behind");
+    }
+
+    /// … and when it succeeds, against a server.
+    #[test]
+    #[ignore = "needs Redis: .ci/redis-up.sh"]
+    fn cli_penetration_default_database_is_temporary_after_a_run() {
+        let url = env(
             "BLOOMLAB_REDIS_URL",
             "bloomlab redis penetration (default db)",
-        ) else {
-            return;
-        };
+        );
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("pen.csv");
+        let outs = out.to_str().unwrap();
         let (code, stdout, err) = penetration_cli(
             &[
                 "--url",
@@ -993,14 +1005,13 @@ mod live {
         );
         assert_eq!(code, Some(0), "{stdout}{err}");
         assert!(stdout.contains("private temporary directory"), "{stdout}");
-        assert_eq!(entries(), Vec::<String>::new(), "left behind");
+        assert_eq!(left_behind(tmp.path()), Vec::<String>::new(), "left behind");
     }
 
     #[test]
+    #[ignore = "needs Redis: .ci/redis-up.sh"]
     fn cli_compare_writes_csv_and_names_an_unreachable_server() {
-        let Some(url) = env("BLOOMLAB_REDIS_URL", "bloomlab redis compare") else {
-            return;
-        };
+        let url = env("BLOOMLAB_REDIS_URL", "bloomlab redis compare");
         let bin = env!("CARGO_BIN_EXE_bloomlab");
         let dir = std::env::temp_dir().join(format!("bloomlab-cli-test-{}", std::process::id()));
         let out = dir.join("compare.csv");

@@ -12,7 +12,7 @@ const CUCKOO: (u64, u32, u32) = (8, 8, 4);
 /// Every slot of a cuckoo table, bucket by bucket.
 fn slots(f: &CuckooFilter) -> Vec<Vec<u64>> {
     (0..f.buckets())
-        .map(|i| (0..f.bucket_size()).map(|j| f.slot(i, j)).collect())
+        .map(|i| (0..f.bucket_size()).map(|j| f.view().slot(i, j)).collect())
         .collect()
 }
 
@@ -60,7 +60,7 @@ fn kick_path(
                 return (t == after).then_some(path);
             }
             carry = evicted;
-            bucket = f.other_bucket(bucket, carry);
+            bucket = f.view().other_bucket(bucket, carry);
         }
     }
     None
@@ -87,8 +87,8 @@ pub(crate) fn cuckoo_story() -> (CuckooFilter, u64, Vec<Step>, u64) {
             if f.kicks() == kicks {
                 continue;
             }
-            let (i1, fp) = f.bucket_and_fingerprint(key.as_bytes());
-            let starts = [i1, f.other_bucket(i1, fp)];
+            let (i1, fp) = f.view().bucket_and_fingerprint(key.as_bytes());
+            let starts = [i1, f.view().other_bucket(i1, fp)];
             let fresh = !slots(&before).iter().flatten().any(|&v| v == fp);
             if let Some(p) = kick_path(&f, &slots(&before), &slots(&f), fp, starts)
                 && (3..=4).contains(&p.len())
@@ -108,8 +108,8 @@ pub(super) fn cuckoo() -> String {
     let key = format!("item-{n}");
     let mut after = before.clone();
     after.insert(key.as_bytes());
-    let (i1, fp) = after.bucket_and_fingerprint(key.as_bytes());
-    let i2 = after.other_bucket(i1, fp);
+    let (i1, fp) = after.view().bucket_and_fingerprint(key.as_bytes());
+    let i2 = after.view().other_bucket(i1, fp);
     let (m, _, b) = CUCKOO;
     let mut s = Svg::default();
     s.text(
@@ -159,7 +159,7 @@ pub(super) fn cuckoo() -> String {
                 );
             }
             for j in 0..b {
-                let v = f.slot(i, j);
+                let v = f.view().slot(i, j);
                 let step = path.iter().position(|p| p.bucket == i && p.slot == j);
                 let fill = match step {
                     Some(0) if name == "after" => VERMILLION,
@@ -382,8 +382,8 @@ fn segments(
 /// (g) An xor filter's three segments and one key's three slots.
 pub(super) fn xor() -> String {
     let f = XorFilter::from_keys(FRUIT, 8).expect("eight keys peel");
-    let (slots, fp) = f.slots_and_fingerprint(FRUIT[0].as_bytes());
-    let (aslots, afp) = f.slots_and_fingerprint(ABSENT.as_bytes());
+    let (slots, fp) = f.view().slots_and_fingerprint(FRUIT[0].as_bytes());
+    let (aslots, afp) = f.view().slots_and_fingerprint(ABSENT.as_bytes());
     let l = f.segment_length();
     let mut s = Svg::default();
     s.heading(
@@ -436,8 +436,8 @@ fn fuse_keys() -> Vec<String> {
 pub(super) fn binary_fuse() -> String {
     let keys = fuse_keys();
     let f = BinaryFuseFilter::from_keys(&keys, 8).expect("forty keys peel");
-    let (slots, fp) = f.slots_and_fingerprint(FRUIT[0].as_bytes());
-    let (aslots, afp) = f.slots_and_fingerprint(ABSENT.as_bytes());
+    let (slots, fp) = f.view().slots_and_fingerprint(FRUIT[0].as_bytes());
+    let (aslots, afp) = f.view().slots_and_fingerprint(ABSENT.as_bytes());
     let l = f.segment_length();
     let mut s = Svg::default();
     s.heading(&format!(

@@ -82,7 +82,7 @@ pub(crate) fn story() -> (QuotientFilter, u64) {
         if fps.windows(2).any(|w| w[0] == w[1]) {
             continue;
         }
-        let t: Vec<Slot> = (0..f.slots()).map(|i| f.slot(i)).collect();
+        let t: Vec<Slot> = (0..f.slots()).map(|i| f.view().slot(i)).collect();
         if t[t.len() - 1].0 != [false; 3] {
             continue;
         }
@@ -102,7 +102,7 @@ pub(crate) fn story() -> (QuotientFilter, u64) {
 pub(super) fn quotient() -> String {
     let (f, seed) = story();
     let (q, r) = QR;
-    let t: Vec<Slot> = (0..f.slots()).map(|i| f.slot(i)).collect();
+    let t: Vec<Slot> = (0..f.slots()).map(|i| f.view().slot(i)).collect();
     let (clusters, runs) = decode(&t);
     let colours = [VERMILLION, BLUE, GREEN, ORANGE, PURPLE, SKY];
     let colour_of = |s: u64| {
@@ -237,7 +237,7 @@ pub(super) fn quotient() -> String {
     let mut placed: Vec<(&str, u64, u64, u64)> = ITEMS
         .iter()
         .map(|w| {
-            let (iq, ir) = f.quotient_and_remainder(w.as_bytes());
+            let (iq, ir) = f.view().quotient_and_remainder(w.as_bytes());
             let slot = runs
                 .iter()
                 .find(|x| x.q == iq)

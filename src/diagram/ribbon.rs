@@ -38,7 +38,11 @@ fn strip(s: &mut Svg, f: &RibbonFilter, top: f64, windows: &[(u64, &'static str)
     );
     for i in 0..m {
         let x = X0 + i as f64 * w;
-        let fill = if f.row(i) == 0 { "#ffffff" } else { GREY };
+        let fill = if f.view().row(i) == 0 {
+            "#ffffff"
+        } else {
+            GREY
+        };
         s.rect((x, top, w, 18.0), fill, GRID, r#"stroke-width="0.4""#);
     }
     for (k, (start, colour)) in windows.iter().enumerate() {
@@ -62,10 +66,10 @@ fn window(
     (key, member): (&str, bool),
     colour: &'static str,
 ) -> f64 {
-    let (start, c, fp) = f.equation_of(key.as_bytes());
+    let (start, c, fp) = f.view().equation_of(key.as_bytes());
     let r = f.result_bits();
     let picked: Vec<u64> = (0..u64::from(WIDTH)).filter(|t| c >> t & 1 == 1).collect();
-    let x = picked.iter().fold(0, |a, &t| a ^ f.row(start + t));
+    let x = picked.iter().fold(0, |a, &t| a ^ f.view().row(start + t));
     s.text(
         X0 - 10.0,
         top + 14.0,
@@ -92,12 +96,12 @@ fn window(
             &format!("bit {j}"),
         );
         for t in 0..u64::from(WIDTH) {
-            let on = f.row(start + t) >> j & 1 == 1;
+            let on = f.view().row(start + t) >> j & 1 == 1;
             let extra = if j == 0 {
                 format!(
                     r#"data-row="{}" data-value="{}""#,
                     start + t,
-                    f.row(start + t)
+                    f.view().row(start + t)
                 )
             } else {
                 String::new()
@@ -169,8 +173,8 @@ pub(super) fn ribbon() -> String {
         .into_iter()
         .find(|k| !f.contains(k.as_bytes()))
         .unwrap_or(ABSENT[0]);
-    let (a, _, _) = f.equation_of(FRUIT[0].as_bytes());
-    let (k, _, _) = f.equation_of(absent.as_bytes());
+    let (a, _, _) = f.view().equation_of(FRUIT[0].as_bytes());
+    let (k, _, _) = f.view().equation_of(absent.as_bytes());
     let y = strip(&mut s, &f, 76.0, &[(a, VERMILLION), (k, GREEN)]);
     let y = window(&mut s, &f, y + 8.0, (FRUIT[0], true), VERMILLION);
     let y = window(&mut s, &f, y + 6.0, (absent, false), GREEN);

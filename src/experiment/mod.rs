@@ -43,8 +43,8 @@ pub use spec::{
 pub use table::{Cell, Table};
 
 use crate::error::{Error, Result};
+use crate::fsutil::{WriteOptions, write_atomic_with};
 use crate::hash::{HashId, StrategyId};
-use crate::persist::{WriteOptions, write_atomic_with};
 use crate::plot::Format;
 use crate::spec::FilterSpec;
 use std::path::{Path, PathBuf};
@@ -279,7 +279,7 @@ impl Experiment {
     }
 
     /// [`Experiment::run`], writing every file with `write` (atomically into a regular file,
-    /// see [`crate::persist::atomic`]; `write.follow_symlinks` to write through links).
+    /// see [`crate::fsutil`]; `write.follow_symlinks` to write through links).
     ///
     /// # Errors
     /// As [`Experiment::run`].

@@ -205,16 +205,16 @@ impl Table {
     /// # Errors
     /// [`Error::Io`].
     pub fn write_csv(&self, path: &Path) -> Result<()> {
-        self.write_csv_with(path, crate::persist::WriteOptions::default())
+        self.write_csv_with(path, crate::fsutil::WriteOptions::default())
     }
 
-    /// Write the table as CSV with these options ([`crate::persist::write_atomic_with`]).
+    /// Write the table as CSV with these options ([`crate::fsutil::write_atomic_with`]).
     ///
     /// # Errors
     /// [`Error::Io`].
-    pub fn write_csv_with(&self, path: &Path, opts: crate::persist::WriteOptions) -> Result<()> {
+    pub fn write_csv_with(&self, path: &Path, opts: crate::fsutil::WriteOptions) -> Result<()> {
         let text = self.to_csv()?;
-        crate::persist::write_atomic_with(path, opts, |w| w.write_all(text.as_bytes()))
+        crate::fsutil::write_atomic_with(path, opts, |w| w.write_all(text.as_bytes()))
     }
 
     /// Read a CSV written by [`Table::write_csv`] (numbers come back as numbers).

@@ -348,18 +348,11 @@ impl<H: ItemHasher> BinaryFuseFilter<H> {
         self.segment
     }
 
-    /// The 3 or 4 slots and the fingerprint of `item` (for the structure diagrams).
-    #[doc(hidden)]
+    /// The read-only view of an item's slots and fingerprint, which the structure diagrams
+    /// (and their tests) draw from.
     #[must_use]
-    pub fn slots_and_fingerprint(&self, item: &[u8]) -> (Vec<u32>, u64) {
-        let h = static_set::mix(self.hasher.hash128(item).lo, self.seed);
-        let (l, s) = (self.segment, self.starts);
-        let slots = if self.arity == 4 {
-            positions4(h, l, s).to_vec()
-        } else {
-            positions(h, l, s).to_vec()
-        };
-        (slots, static_set::fingerprint(&self.table, h))
+    pub fn view(&self) -> BinaryFuseView<'_, H> {
+        BinaryFuseView(self)
     }
 
     /// Whether the key whose 64-bit key hash is `key_hash` may be in the set (see
@@ -399,6 +392,27 @@ impl<H: ItemHasher> BinaryFuseFilter<H> {
             let h = static_set::mix(self.hasher.hash128(it).lo, seed);
             *o = probe::<A, F>(t, h, w);
         }
+    }
+}
+
+/// A read-only view of a [`BinaryFuseFilter`]: the slots an item reads and its fingerprint
+/// ([`BinaryFuseFilter::view`]).
+#[derive(Debug)]
+pub struct BinaryFuseView<'a, H>(&'a BinaryFuseFilter<H>);
+
+impl<H: ItemHasher> BinaryFuseView<'_, H> {
+    /// The 3 or 4 slots and the fingerprint of `item`.
+    #[must_use]
+    pub fn slots_and_fingerprint(&self, item: &[u8]) -> (Vec<u32>, u64) {
+        let f = self.0;
+        let h = static_set::mix(f.hasher.hash128(item).lo, f.seed);
+        let (l, s) = (f.segment, f.starts);
+        let slots = if f.arity == 4 {
+            positions4(h, l, s).to_vec()
+        } else {
+            positions(h, l, s).to_vec()
+        };
+        (slots, static_set::fingerprint(&f.table, h))
     }
 }
 

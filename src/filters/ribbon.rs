@@ -298,27 +298,11 @@ impl<H: ItemHasher> RibbonFilter<H> {
         self.attempts
     }
 
-    /// The equation of `item`: its start row `s`, its 64 coefficient bits `c` (bit `t` is row
-    /// `s + t`) and its `r`-bit fingerprint (for the structure diagram). A query XORs the rows
-    /// `s + t` where bit `t` of `c` is set and compares the result with the fingerprint.
-    #[doc(hidden)]
+    /// The read-only view of an item's equation and the solution's rows, which the structure
+    /// diagram (and its tests) draw from.
     #[must_use]
-    pub fn equation_of(&self, item: &[u8]) -> (u64, u64, u32) {
-        let h = static_set::mix(self.hasher.hash128(item).lo, self.seed);
-        equation(h, self.slots - u64::from(WIDTH - 1), mask_of(self.r))
-    }
-
-    /// The `r` result bits stored in row `i` of the solution (bit `j` from word `j` of the
-    /// row's block).
-    #[doc(hidden)]
-    #[must_use]
-    pub fn row(&self, i: u64) -> u32 {
-        let r = self.r as usize;
-        let (block, bit) = ((i / 64) as usize, i % 64);
-        self.solution[block * r..block * r + r]
-            .iter()
-            .enumerate()
-            .fold(0, |acc, (j, w)| acc | (((w >> bit) & 1) as u32) << j)
+    pub fn view(&self) -> RibbonView<'_, H> {
+        RibbonView(self)
     }
 
     /// The `r` result bits of mixed hash `h`, and its fingerprint.
@@ -358,6 +342,35 @@ impl<H: ItemHasher> RibbonFilter<H> {
             out |= (bits as u32) << (8 * g);
         }
         (out, f)
+    }
+}
+
+/// A read-only view of a [`RibbonFilter`]: an item's equation and the rows of the solution
+/// ([`RibbonFilter::view`]).
+#[derive(Debug)]
+pub struct RibbonView<'a, H>(&'a RibbonFilter<H>);
+
+impl<H: ItemHasher> RibbonView<'_, H> {
+    /// The equation of `item`: its start row `s`, its 64 coefficient bits `c` (bit `t` is row
+    /// `s + t`) and its `r`-bit fingerprint. A query XORs the rows `s + t` where bit `t` of `c`
+    /// is set and compares the result with the fingerprint.
+    #[must_use]
+    pub fn equation_of(&self, item: &[u8]) -> (u64, u64, u32) {
+        let f = self.0;
+        let h = static_set::mix(f.hasher.hash128(item).lo, f.seed);
+        equation(h, f.slots - u64::from(WIDTH - 1), mask_of(f.r))
+    }
+
+    /// The `r` result bits stored in row `i` of the solution (bit `j` from word `j` of the
+    /// row's block).
+    #[must_use]
+    pub fn row(&self, i: u64) -> u32 {
+        let r = self.0.r as usize;
+        let (block, bit) = ((i / 64) as usize, i % 64);
+        self.0.solution[block * r..block * r + r]
+            .iter()
+            .enumerate()
+            .fold(0, |acc, (j, w)| acc | (((w >> bit) & 1) as u32) << j)
     }
 }
 

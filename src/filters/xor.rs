@@ -211,15 +211,11 @@ impl<H: ItemHasher> XorFilter<H> {
         self.attempts
     }
 
-    /// The three slots and the fingerprint of `item` (for the structure diagrams).
-    #[doc(hidden)]
+    /// The read-only view of an item's slots and fingerprint, which the structure diagrams
+    /// (and their tests) draw from.
     #[must_use]
-    pub fn slots_and_fingerprint(&self, item: &[u8]) -> ([u32; 3], u64) {
-        let h = static_set::mix(self.hasher.hash128(item).lo, self.seed);
-        (
-            positions(h, self.segment),
-            static_set::fingerprint(&self.table, h),
-        )
+    pub fn view(&self) -> XorView<'_, H> {
+        XorView(self)
     }
 
     /// Whether the key whose 64-bit key hash is `key_hash` may be in the set (see
@@ -233,6 +229,24 @@ impl<H: ItemHasher> XorFilter<H> {
             Table::F8(t) => static_set::matches(t, h, positions(h, self.segment)),
             Table::F16(t) => static_set::matches(t, h, positions(h, self.segment)),
         }
+    }
+}
+
+/// A read-only view of an [`XorFilter`]: the slots an item reads and its fingerprint
+/// ([`XorFilter::view`]).
+#[derive(Debug)]
+pub struct XorView<'a, H>(&'a XorFilter<H>);
+
+impl<H: ItemHasher> XorView<'_, H> {
+    /// The three slots and the fingerprint of `item`.
+    #[must_use]
+    pub fn slots_and_fingerprint(&self, item: &[u8]) -> ([u32; 3], u64) {
+        let f = self.0;
+        let h = static_set::mix(f.hasher.hash128(item).lo, f.seed);
+        (
+            positions(h, f.segment),
+            static_set::fingerprint(&f.table, h),
+        )
     }
 }
 

@@ -21,32 +21,96 @@ fn widen(h: u64) -> Hash128 {
     }
 }
 
-/// SipHash-1-3 with 128-bit output (the `siphasher` crate), keyed by `(k0, k1)`.
-/// The default key is zero; use [`Sip13::keyed`] with a secret key for untrusted input.
+/// SipHash with 128-bit output (the `siphasher` crate), keyed by `(k0, k1)`, with the rounds of
+/// `R`: [`Sip13`] (SipHash-1-3) or [`Sip24`] (SipHash-2-4). The default key is zero; use
+/// [`Sip::keyed`] with a secret key for untrusted input.
 #[derive(Clone, Copy, Default, PartialEq, Eq)]
-pub struct Sip13 {
+pub struct Sip<R: SipRounds> {
     k0: u64,
     k1: u64,
+    rounds: std::marker::PhantomData<R>,
+}
+
+/// SipHash-1-3 with 128-bit output.
+pub type Sip13 = Sip<Rounds13>;
+
+/// SipHash-2-4 with 128-bit output: the conservative choice for filters facing adversarial
+/// input, with a secret key.
+pub type Sip24 = Sip<Rounds24>;
+
+/// The SipHash-1-3 rounds (one compression, three finalization rounds).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Rounds13;
+
+/// The SipHash-2-4 rounds (two compression, four finalization rounds).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Rounds24;
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::Rounds13 {}
+    impl Sealed for super::Rounds24 {}
+}
+
+/// The rounds of a SipHash variant: `siphasher`'s hasher types for them (sealed: [`Rounds13`]
+/// and [`Rounds24`]).
+pub trait SipRounds: sealed::Sealed + Copy + Default + Eq + Send + Sync + 'static {
+    /// The variant's hash id.
+    const ID: HashId;
+    /// The type's name in `Debug` output.
+    const NAME: &'static str;
+    /// The 64-bit hasher.
+    type H64: Hasher;
+    /// A 64-bit hasher keyed with `(k0, k1)`.
+    fn h64(k0: u64, k1: u64) -> Self::H64;
+    /// The 128-bit hash of `bytes` under `(k0, k1)`.
+    fn h128(k0: u64, k1: u64, bytes: &[u8]) -> siphasher::sip128::Hash128;
+}
+
+macro_rules! sip_rounds {
+    ($($rounds:ident => $id:ident, $hasher:ident;)*) => {$(
+        impl SipRounds for $rounds {
+            const ID: HashId = HashId::$id;
+            const NAME: &'static str = stringify!($id);
+            type H64 = siphasher::sip::$hasher;
+            #[inline(always)]
+            fn h64(k0: u64, k1: u64) -> Self::H64 {
+                siphasher::sip::$hasher::new_with_keys(k0, k1)
+            }
+            #[inline(always)]
+            fn h128(k0: u64, k1: u64, bytes: &[u8]) -> siphasher::sip128::Hash128 {
+                siphasher::sip128::$hasher::new_with_keys(k0, k1).hash(bytes)
+            }
+        }
+    )*};
+}
+sip_rounds! {
+    Rounds13 => Sip13, SipHasher13;
+    Rounds24 => Sip24, SipHasher24;
 }
 
 /// Debug output never shows a secret key (a filter's `{:?}` may end up in logs): a zero key
 /// prints as `0`, any other as `<secret>`.
-impl std::fmt::Debug for Sip13 {
+impl<R: SipRounds> std::fmt::Debug for Sip<R> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let key = if self.k0 == 0 && self.k1 == 0 {
             "0"
         } else {
             "<secret>"
         };
-        f.debug_struct("Sip13").field("key", &key).finish()
+        f.debug_struct(R::NAME).field("key", &key).finish()
     }
 }
 
-impl Sip13 {
-    /// A SipHash-1-3 keyed with a secret 128-bit key.
+impl<R: SipRounds> Sip<R> {
+    /// A SipHash keyed with a secret 128-bit key.
     #[must_use]
     pub fn keyed(k0: u64, k1: u64) -> Self {
-        Self { k0, k1 }
+        Self {
+            k0,
+            k1,
+            rounds: std::marker::PhantomData,
+        }
     }
 
     /// Keyed with 16 key bytes (`k0` = the first 8 little-endian, `k1` = the last 8, as
@@ -66,18 +130,18 @@ impl Sip13 {
     }
 }
 
-impl ItemHasher for Sip13 {
+impl<R: SipRounds> ItemHasher for Sip<R> {
     fn id(&self) -> HashId {
-        HashId::Sip13
+        R::ID
     }
     #[inline]
     fn hash128(&self, bytes: &[u8]) -> Hash128 {
-        let h = siphasher::sip128::SipHasher13::new_with_keys(self.k0, self.k1).hash(bytes);
+        let h = R::h128(self.k0, self.k1, bytes);
         Hash128 { lo: h.h1, hi: h.h2 }
     }
     #[inline]
     fn hash64(&self, bytes: &[u8]) -> u64 {
-        let mut h = siphasher::sip::SipHasher13::new_with_keys(self.k0, self.k1);
+        let mut h = R::h64(self.k0, self.k1);
         // An 8-byte item (a u64 key) as one word: the same SipHash of the same bytes
         // (siphasher's `write_u64` writes the little-endian bytes), without the generic tail loop.
         if let Ok(w) = <[u8; 8]>::try_from(bytes) {
@@ -89,81 +153,7 @@ impl ItemHasher for Sip13 {
     }
     #[inline]
     fn hash64_seeded(&self, bytes: &[u8], seed: u64) -> u64 {
-        let mut h = siphasher::sip::SipHasher13::new_with_keys(self.k0 ^ seed, self.k1);
-        h.write(bytes);
-        h.finish()
-    }
-}
-
-/// SipHash-2-4 with 128-bit output (the `siphasher` crate), keyed by `(k0, k1)`.
-/// The conservative choice for filters facing adversarial input, with a secret key.
-#[derive(Clone, Copy, Default, PartialEq, Eq)]
-pub struct Sip24 {
-    k0: u64,
-    k1: u64,
-}
-
-/// Debug output never shows a secret key (a filter's `{:?}` may end up in logs): a zero key
-/// prints as `0`, any other as `<secret>`.
-impl std::fmt::Debug for Sip24 {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let key = if self.k0 == 0 && self.k1 == 0 {
-            "0"
-        } else {
-            "<secret>"
-        };
-        f.debug_struct("Sip24").field("key", &key).finish()
-    }
-}
-
-impl Sip24 {
-    /// A SipHash-2-4 keyed with a secret 128-bit key.
-    #[must_use]
-    pub fn keyed(k0: u64, k1: u64) -> Self {
-        Self { k0, k1 }
-    }
-
-    /// Keyed with 16 key bytes (`k0` = the first 8 little-endian, `k1` = the last 8, as
-    /// `siphasher`'s `new_with_key` reads them).
-    #[must_use]
-    pub fn with_key(key: &[u8; 16]) -> Self {
-        let (mut a, mut b) = ([0u8; 8], [0u8; 8]);
-        a.copy_from_slice(&key[..8]);
-        b.copy_from_slice(&key[8..]);
-        Self::keyed(u64::from_le_bytes(a), u64::from_le_bytes(b))
-    }
-
-    /// The key `(k0, k1)` (needed to persist a filter; treat it as a secret).
-    #[must_use]
-    pub fn key(&self) -> (u64, u64) {
-        (self.k0, self.k1)
-    }
-}
-
-impl ItemHasher for Sip24 {
-    fn id(&self) -> HashId {
-        HashId::Sip24
-    }
-    #[inline]
-    fn hash128(&self, bytes: &[u8]) -> Hash128 {
-        let h = siphasher::sip128::SipHasher24::new_with_keys(self.k0, self.k1).hash(bytes);
-        Hash128 { lo: h.h1, hi: h.h2 }
-    }
-    #[inline]
-    fn hash64(&self, bytes: &[u8]) -> u64 {
-        let mut h = siphasher::sip::SipHasher24::new_with_keys(self.k0, self.k1);
-        // An 8-byte item (a u64 key) as one word: the same SipHash of the same bytes
-        // (siphasher's `write_u64` writes the little-endian bytes), without the generic tail loop.
-        if let Ok(w) = <[u8; 8]>::try_from(bytes) {
-            h.write_u64(u64::from_le_bytes(w));
-        } else {
-            h.write(bytes);
-        }
-        h.finish()
-    }
-    #[inline]
-    fn hash64_seeded(&self, bytes: &[u8], seed: u64) -> u64 {
-        let mut h = siphasher::sip::SipHasher24::new_with_keys(self.k0 ^ seed, self.k1);
+        let mut h = R::h64(self.k0 ^ seed, self.k1);
         h.write(bytes);
         h.finish()
     }

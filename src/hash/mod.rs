@@ -16,7 +16,8 @@ pub mod murmur3;
 mod strategy;
 
 pub use functions::{
-    AnyHasher, BytesHasher, Fnv1a, Foldhash, Fx, Murmur3, Sip13, Sip24, Weak, Wyhash, Xxh3, Xxh64,
+    AnyHasher, BytesHasher, Fnv1a, Foldhash, Fx, Murmur3, Rounds13, Rounds24, Sip, Sip13, Sip24,
+    SipRounds, Weak, Wyhash, Xxh3, Xxh64,
 };
 pub use key::{KeyMaterial, PersistHasher, key_fingerprint, key_material};
 pub(crate) use strategy::is_builtin;

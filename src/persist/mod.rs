@@ -108,7 +108,8 @@
 //! assert_eq!((g.bits(), g.k(), g.len()), (9_585, 7, 1));
 //! ```
 
-pub mod atomic;
+/// The atomic writer, which lives in [`crate::fsutil`] (the charts and tables use it too).
+pub use crate::fsutil as atomic;
 mod codecs;
 mod container;
 pub mod stream;
@@ -134,7 +135,7 @@ pub(crate) fn load_with_params<F: Persist>(b: &[u8], at: usize, v: &[u8]) -> Res
 #[cfg(test)]
 mod tests;
 
-pub use atomic::{
+pub use crate::fsutil::{
     WriteOptions, check_target, remove_pending_temp_files, same_file, write_atomic_path,
     write_atomic_with,
 };

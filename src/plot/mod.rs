@@ -27,7 +27,7 @@
 //! ```
 
 use crate::error::{Error, Result};
-use crate::persist::{WriteOptions, write_atomic_path, write_atomic_with};
+use crate::fsutil::{WriteOptions, write_atomic_path, write_atomic_with};
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
 use plotters::prelude::*;
 use std::path::Path;

@@ -29,9 +29,9 @@
 //! **Untrusted configs.** A config read from Redis is input: its fields are bounded before
 //! anything is allocated from it ([`crate::Error::RedisCorrupt`] otherwise).
 //!
-//! Tests against a real server run when `BLOOMLAB_REDIS_URL` is set (see `.ci/redis-up.sh`);
-//! those of `tests/redis_integrity.rs` (data loss, planted configs, passwords) are `#[ignore]`d
-//! and run with `--ignored`, as `.ci/run` does.
+//! Tests against a real server (`tests/redis.rs`, `tests/redis_integrity.rs`, the penetration
+//! demo's) are `#[ignore = "needs Redis: .ci/redis-up.sh"]`d: they run with `--include-ignored`
+//! after `.ci/redis-up.sh`, as `.ci/run` does, and fail if their server is not configured.
 
 pub mod bitmap;
 pub mod conn;

@@ -59,6 +59,12 @@ fn remove_temp_files_on_signals() {
     let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
         return; // no handler: a signal ends the process as before, a crash's temp file is removed by the next save
     };
+    // A blocking call the signal interrupts (a socket read with a timeout is not restarted)
+    // can fail the command with EINTR before the handler thread has woken: the flag, set in
+    // the signal handler itself, tells `main` to leave the exit to that thread.
+    for sig in [SIGINT, SIGTERM, SIGHUP] {
+        let _ = signal_hook::flag::register(sig, cli::out::signal_flag());
+    }
     // The thread is waiting before the command starts: the memory experiments count every
     // allocation in the process, and a thread still starting up would add its own.
     let (ready, started) = std::sync::mpsc::sync_channel(0);
@@ -133,5 +139,11 @@ fn main() -> ExitCode {
             }
         }
     };
+    if cli::out::signalled() {
+        // The handler thread cleans up and exits with 128 + the signal.
+        loop {
+            std::thread::park();
+        }
+    }
     cli::out::finish(result)
 }

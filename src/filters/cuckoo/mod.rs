@@ -412,25 +412,11 @@ impl<H: ItemHasher> CuckooFilter<H> {
         self.table.words()
     }
 
-    /// The primary bucket and fingerprint of `item` (for the structure diagrams).
-    #[doc(hidden)]
+    /// The read-only view of where items go and what the slots hold, which the structure
+    /// diagrams (and their tests) draw from.
     #[must_use]
-    pub fn bucket_and_fingerprint(&self, item: &[u8]) -> (u64, u64) {
-        self.locate(item)
-    }
-
-    /// The other bucket of fingerprint `fp` stored in bucket `i` (for the structure diagrams).
-    #[doc(hidden)]
-    #[must_use]
-    pub fn other_bucket(&self, i: u64, fp: u64) -> u64 {
-        self.alt(i, fp)
-    }
-
-    /// The fingerprint in slot `j` of bucket `i`, 0 when empty (for the structure diagrams).
-    #[doc(hidden)]
-    #[must_use]
-    pub fn slot(&self, i: u64, j: u32) -> u64 {
-        self.table.get(self.table.slot_offset(i, j))
+    pub fn view(&self) -> CuckooView<'_, H> {
+        CuckooView(self)
     }
 
     // ANCHOR: index_alt
@@ -631,6 +617,31 @@ impl<H: ItemHasher> batch::Staged for CuckooFilter<H> {
     #[inline(always)]
     fn store_step(&mut self, (i1, _, fp): (u64, u64, u64)) -> bool {
         self.place(i1, fp).is_ok()
+    }
+}
+
+/// A read-only view of a [`CuckooFilter`]: an item's buckets and fingerprint, and what each
+/// slot holds ([`CuckooFilter::view`]).
+#[derive(Debug)]
+pub struct CuckooView<'a, H>(&'a CuckooFilter<H>);
+
+impl<H: ItemHasher> CuckooView<'_, H> {
+    /// The primary bucket and fingerprint of `item`.
+    #[must_use]
+    pub fn bucket_and_fingerprint(&self, item: &[u8]) -> (u64, u64) {
+        self.0.locate(item)
+    }
+
+    /// The other bucket of fingerprint `fp` stored in bucket `i`.
+    #[must_use]
+    pub fn other_bucket(&self, i: u64, fp: u64) -> u64 {
+        self.0.alt(i, fp)
+    }
+
+    /// The fingerprint in slot `j` of bucket `i`, 0 when empty.
+    #[must_use]
+    pub fn slot(&self, i: u64, j: u32) -> u64 {
+        self.0.table.get(self.0.table.slot_offset(i, j))
     }
 }
 

@@ -300,7 +300,7 @@ fn pipelined_batches_match_single() {
 /// The slots of every bucket, for comparing tables.
 fn slots(c: &CuckooFilter) -> Vec<Vec<u64>> {
     (0..c.buckets())
-        .map(|i| (0..c.bucket_size()).map(|j| c.slot(i, j)).collect())
+        .map(|i| (0..c.bucket_size()).map(|j| c.view().slot(i, j)).collect())
         .collect()
 }
 
@@ -350,7 +350,7 @@ fn lookahead_moves_one_entry_when_its_other_bucket_has_room() {
         assert_eq!(changed.len(), 2, "b={b} f={f}: {changed:?}");
         let victim = before[i1 as usize][0];
         assert!(
-            changed.contains(&(i1, 0)) && c.slot(i1, 0) == fp,
+            changed.contains(&(i1, 0)) && c.view().slot(i1, 0) == fp,
             "b={b} f={f}"
         );
         let home = c.alt(i1, victim);

@@ -277,20 +277,11 @@ impl<H: ItemHasher> QuotientFilter<H> {
         self.table.fingerprints()
     }
 
-    /// The quotient and remainder of `item` (for the structure diagrams).
-    #[doc(hidden)]
+    /// The read-only view of where items go and what the slots hold, which the structure
+    /// diagrams (and their tests) draw from.
     #[must_use]
-    pub fn quotient_and_remainder(&self, item: &[u8]) -> (u64, u64) {
-        self.split(item)
-    }
-
-    /// Slot `i`'s occupied, continuation and shifted bits and its remainder (for the structure
-    /// diagrams).
-    #[doc(hidden)]
-    #[must_use]
-    pub fn slot(&self, i: u64) -> ([bool; 3], u64) {
-        let t = &self.table;
-        ([t.occupied(i), t.continuation(i), t.shifted(i)], t.rem(i))
+    pub fn view(&self) -> QuotientView<'_, H> {
+        QuotientView(self)
     }
 
     #[inline]
@@ -382,6 +373,26 @@ impl<H: ItemHasher> QuotientFilter<H> {
         let fps = self.fingerprints();
         *self = self.rebuilt(self.q + 1, self.r - 1, &fps)?;
         Ok(())
+    }
+}
+
+/// A read-only view of a [`QuotientFilter`]: an item's quotient and remainder, and each slot's
+/// metadata bits and remainder ([`QuotientFilter::view`]).
+#[derive(Debug)]
+pub struct QuotientView<'a, H>(&'a QuotientFilter<H>);
+
+impl<H: ItemHasher> QuotientView<'_, H> {
+    /// The quotient and remainder of `item`.
+    #[must_use]
+    pub fn quotient_and_remainder(&self, item: &[u8]) -> (u64, u64) {
+        self.0.split(item)
+    }
+
+    /// Slot `i`'s occupied, continuation and shifted bits and its remainder.
+    #[must_use]
+    pub fn slot(&self, i: u64) -> ([bool; 3], u64) {
+        let t = &self.0.table;
+        ([t.occupied(i), t.continuation(i), t.shifted(i)], t.rem(i))
     }
 }
 

@@ -1,8 +1,8 @@
 //! The binary fuse filter's codec (kind 7).
 
 use super::{
-    ParamReader, Payload, Persist, PersistHasher, check_static_params, no_strategy, read_table,
-    reserved_zero,
+    ParamReader, Payload, Persist, PersistHasher, StaticBuild, check_static_params, plain_hasher,
+    plain_identity, read_table, reserved_zero,
 };
 use crate::error::Result;
 use crate::filter::{Filter, FilterKind};
@@ -21,11 +21,7 @@ use std::io::{self, Write};
 impl<H: PersistHasher> Persist for BinaryFuseFilter<H> {
     const KIND: FilterKind = FilterKind::BinaryFuse;
     fn identity(&self) -> Identity {
-        Identity {
-            hash: self.hasher().id(),
-            key: self.hasher().key_material(),
-            strategy: None,
-        }
+        plain_identity(self.hasher())
     }
     fn params(&self) -> Vec<u8> {
         let mut p = Vec::with_capacity(40);
@@ -33,9 +29,7 @@ impl<H: PersistHasher> Persist for BinaryFuseFilter<H> {
         p.extend_from_slice(&self.attempts().to_le_bytes());
         p.extend_from_slice(&self.arity().to_le_bytes());
         p.extend_from_slice(&0u32.to_le_bytes());
-        p.extend_from_slice(&self.seed().to_le_bytes());
-        p.extend_from_slice(&Filter::len(self).to_le_bytes());
-        p.extend_from_slice(&self.distinct().to_le_bytes());
+        StaticBuild::write_tail(&mut p, self.seed(), Filter::len(self), self.distinct());
         p
     }
     fn payload_len(&self) -> u64 {
@@ -54,14 +48,12 @@ impl<H: PersistHasher> Persist for BinaryFuseFilter<H> {
         let attempts = r.u32("attempts")?;
         let arity = r.u32("arity")?;
         let reserved = r.u32("reserved")?;
-        let seed = r.u64("seed")?;
-        let len = r.u64("len")?;
-        let distinct = r.u64("distinct")?;
+        let build = StaticBuild::read_tail(&mut r, attempts)?;
         r.finish()?;
         reserved_zero(kind, reserved)?;
-        no_strategy(kind, id)?;
-        let hasher = H::from_key_material(id.hash, id.key)?;
-        check_static_params("binary fuse filter", f, attempts, (distinct, len))?;
+        let hasher: H = plain_hasher(kind, id)?;
+        check_static_params("binary fuse filter", f, &build)?;
+        let (seed, len, distinct) = (build.seed, build.len, build.distinct);
         if model::check_arity(arity).is_err() {
             return Err(corrupt(format!(
                 "binary fuse filter is {arity}-wise; this build reads 3-wise and 4-wise"

@@ -1,6 +1,8 @@
 //! The blocked filter's codec (kind 2).
 
-use super::{ParamReader, Payload, Persist, PersistHasher, no_strategy, write_words_le};
+use super::{
+    ParamReader, Payload, Persist, PersistHasher, plain_hasher, plain_identity, write_words_le,
+};
 use crate::bits::try_zeroed;
 use crate::error::{Error, Result};
 use crate::filter::{Filter, FilterKind};
@@ -20,11 +22,7 @@ use std::io::{self, Write};
 impl<H: PersistHasher> Persist for BlockedBloom<H> {
     const KIND: FilterKind = FilterKind::Blocked;
     fn identity(&self) -> Identity {
-        Identity {
-            hash: self.hasher().id(),
-            key: self.hasher().key_material(),
-            strategy: None,
-        }
+        plain_identity(self.hasher())
     }
     fn params(&self) -> Vec<u8> {
         let mut p = Vec::with_capacity(24);
@@ -59,8 +57,7 @@ impl<H: PersistHasher> Persist for BlockedBloom<H> {
         }
         let len = r.u64("len")?;
         r.finish()?;
-        no_strategy(kind, id)?;
-        let hasher = H::from_key_material(id.hash, id.key)?;
+        let hasher: H = plain_hasher(kind, id)?;
         if blocks.checked_mul(64) != Some(payload.len()) {
             return Err(corrupt(format!(
                 "blocked filter payload is {} bytes, but {blocks} blocks need 64 each",

@@ -1,6 +1,8 @@
 //! The cuckoo filter's codec (kind 5), in two layouts.
 
-use super::{ParamReader, Payload, Persist, PersistHasher, no_strategy, write_words_le};
+use super::{
+    ParamReader, Payload, Persist, PersistHasher, plain_hasher, plain_identity, write_words_le,
+};
 use crate::bits::try_zeroed;
 use crate::error::Error;
 use crate::error::Result;
@@ -35,11 +37,7 @@ const LAYOUT_2: u32 = 2;
 impl<H: PersistHasher> Persist for CuckooFilter<H> {
     const KIND: FilterKind = FilterKind::Cuckoo;
     fn identity(&self) -> Identity {
-        Identity {
-            hash: self.hasher().id(),
-            key: self.hasher().key_material(),
-            strategy: None,
-        }
+        plain_identity(self.hasher())
     }
     fn params(&self) -> Vec<u8> {
         let s = self.state();
@@ -95,8 +93,7 @@ impl<H: PersistHasher> Persist for CuckooFilter<H> {
         let kicks = r.u64("kicks")?;
         let refused = r.u64("refused")?;
         r.finish()?;
-        no_strategy(kind, id)?;
-        let hasher = H::from_key_material(id.hash, id.key)?;
+        let hasher: H = plain_hasher(kind, id)?;
         model::check_fingerprint_bits(f).map_err(|_| {
             corrupt(format!(
                 "cuckoo filter has {f}-bit fingerprints, not 4 to 32"

@@ -201,32 +201,84 @@ pub(super) fn bits_from_words(what: &str, m: u64, words: Vec<u64>) -> Result<Bit
     BitVec::from_words(words, m)
 }
 
-/// The checks every static kind's params need (`what` names the kind in the message):
-/// 8- or 16-bit fingerprints, 1 to `MAX_ATTEMPTS` seeds tried, and a distinct-key count no
-/// larger than the keys given or than the kinds' limit.
-pub(super) fn check_static_params(
-    what: &str,
-    f: u32,
-    attempts: u32,
-    (distinct, len): (u64, u64),
-) -> Result<()> {
-    use crate::filters::static_set::MAX_ATTEMPTS;
+/// The construction record every static kind's params end with (xor, binary fuse, ribbon):
+/// `seed: u64` (the construction seed that worked), `len: u64` (keys given), `distinct: u64`
+/// (distinct key hashes), 24 bytes; and the seeds tried (`attempts: u32`), which each layout
+/// stores at its own place before.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct StaticBuild {
+    pub seed: u64,
+    pub len: u64,
+    pub distinct: u64,
+    pub attempts: u32,
+}
+
+impl StaticBuild {
+    /// Appends the tail `seed, len, distinct` to the params `p`.
+    pub(super) fn write_tail(p: &mut Vec<u8>, seed: u64, len: u64, distinct: u64) {
+        for v in [seed, len, distinct] {
+            p.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+
+    /// Reads the tail written by [`StaticBuild::write_tail`], with `attempts` read before.
+    pub(super) fn read_tail(r: &mut ParamReader<'_>, attempts: u32) -> Result<Self> {
+        Ok(Self {
+            seed: r.u64("seed")?,
+            len: r.u64("len")?,
+            distinct: r.u64("distinct")?,
+            attempts,
+        })
+    }
+
+    /// 1 to `MAX_ATTEMPTS` seeds tried, and a distinct-key count no larger than the keys given
+    /// or than the kind's limit `max_keys` (`what` names the kind in the message).
+    pub(super) fn check(&self, what: &str, max_keys: u64) -> Result<()> {
+        use crate::filters::static_set::MAX_ATTEMPTS;
+        use crate::persist::container::corrupt;
+        let Self {
+            len,
+            distinct,
+            attempts,
+            ..
+        } = *self;
+        if !(1..=MAX_ATTEMPTS).contains(&attempts) {
+            return Err(corrupt(format!(
+                "{what} says {attempts} seeds were tried, not 1 to {MAX_ATTEMPTS}"
+            )));
+        }
+        if distinct > max_keys || distinct > len {
+            return Err(corrupt(format!(
+                "{what} holds {distinct} distinct keys of {len} given (at most {max_keys})"
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// The checks the fingerprint-table static kinds' params need (xor, binary fuse; `what` names
+/// the kind in the message): 8- or 16-bit fingerprints and [`StaticBuild::check`].
+pub(super) fn check_static_params(what: &str, f: u32, build: &StaticBuild) -> Result<()> {
     use crate::persist::container::corrupt;
     use crate::theory::xor as model;
     model::check_fingerprint_bits(f)
         .map_err(|_| corrupt(format!("{what} has {f}-bit fingerprints, not 8 or 16")))?;
-    if !(1..=MAX_ATTEMPTS).contains(&attempts) {
-        return Err(corrupt(format!(
-            "{what} says {attempts} seeds were tried, not 1 to {MAX_ATTEMPTS}"
-        )));
+    build.check(what, model::MAX_KEYS)
+}
+
+/// The identity of a file of a kind without an index strategy: its hash and key material.
+pub(super) fn plain_identity<H: PersistHasher>(hasher: &H) -> Identity {
+    Identity {
+        hash: hasher.id(),
+        key: hasher.key_material(),
+        strategy: None,
     }
-    if distinct > model::MAX_KEYS || distinct > len {
-        return Err(corrupt(format!(
-            "{what} holds {distinct} distinct keys of {len} given (at most {})",
-            model::MAX_KEYS
-        )));
-    }
-    Ok(())
+}
+
+/// The hasher of a file of a kind without an index strategy (one named is corrupt).
+pub(super) fn plain_hasher<H: PersistHasher>(kind: FilterKind, id: &Identity) -> Result<H> {
+    no_strategy(kind, id)?;
+    H::from_key_material(id.hash, id.key)
 }
 
 pub(super) fn strategy_of<S: PersistStrategy>(kind: FilterKind, id: &Identity) -> Result<S> {
@@ -238,7 +290,7 @@ pub(super) fn strategy_of<S: PersistStrategy>(kind: FilterKind, id: &Identity) -
     S::from_id(sid)
 }
 
-pub(super) fn no_strategy(kind: FilterKind, id: &Identity) -> Result<()> {
+fn no_strategy(kind: FilterKind, id: &Identity) -> Result<()> {
     match id.strategy {
         None => Ok(()),
         Some(s) => Err(Error::Corrupt(format!(

@@ -1,6 +1,8 @@
 //! The quotient filter's codec (kind 9).
 
-use super::{ParamReader, Payload, Persist, PersistHasher, no_strategy, write_words_le};
+use super::{
+    ParamReader, Payload, Persist, PersistHasher, plain_hasher, plain_identity, write_words_le,
+};
 use crate::bits::try_zeroed;
 use crate::error::{Error, Result};
 use crate::filter::{Filter, FilterKind};
@@ -24,11 +26,7 @@ pub const LAYOUT_VERSION: u32 = 1;
 impl<H: PersistHasher> Persist for QuotientFilter<H> {
     const KIND: FilterKind = FilterKind::Quotient;
     fn identity(&self) -> Identity {
-        Identity {
-            hash: self.hasher().id(),
-            key: self.hasher().key_material(),
-            strategy: None,
-        }
+        plain_identity(self.hasher())
     }
     fn params(&self) -> Vec<u8> {
         let mut p = Vec::with_capacity(32);
@@ -60,8 +58,7 @@ impl<H: PersistHasher> Persist for QuotientFilter<H> {
         let len = rd.u64("len")?;
         let max_load = rd.f64("max load")?;
         rd.finish()?;
-        no_strategy(kind, id)?;
-        let hasher = H::from_key_material(id.hash, id.key)?;
+        let hasher: H = plain_hasher(kind, id)?;
         if layout != LAYOUT_VERSION {
             return Err(corrupt(format!(
                 "quotient filter layout version {layout} is not known (this build reads {LAYOUT_VERSION})"

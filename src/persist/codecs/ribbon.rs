@@ -1,11 +1,13 @@
 //! The ribbon filter's codec (kind 8).
 
-use super::{ParamReader, Payload, Persist, PersistHasher, no_strategy, write_words_le};
+use super::{
+    ParamReader, Payload, Persist, PersistHasher, StaticBuild, plain_hasher, plain_identity,
+    write_words_le,
+};
 use crate::bits::try_zeroed;
 use crate::error::Result;
 use crate::filter::{Filter, FilterKind};
 use crate::filters::RibbonFilter;
-use crate::filters::static_set::MAX_ATTEMPTS;
 use crate::persist::Identity;
 use crate::persist::container::corrupt;
 use crate::theory::ribbon as model;
@@ -24,11 +26,7 @@ pub const LAYOUT_VERSION: u32 = 1;
 impl<H: PersistHasher> Persist for RibbonFilter<H> {
     const KIND: FilterKind = FilterKind::Ribbon;
     fn identity(&self) -> Identity {
-        Identity {
-            hash: self.hasher().id(),
-            key: self.hasher().key_material(),
-            strategy: None,
-        }
+        plain_identity(self.hasher())
     }
     fn params(&self) -> Vec<u8> {
         let mut p = Vec::with_capacity(48);
@@ -37,9 +35,7 @@ impl<H: PersistHasher> Persist for RibbonFilter<H> {
         p.extend_from_slice(&self.attempts().to_le_bytes());
         p.extend_from_slice(&model::WIDTH.to_le_bytes());
         p.extend_from_slice(&self.slots().to_le_bytes());
-        p.extend_from_slice(&self.seed().to_le_bytes());
-        p.extend_from_slice(&Filter::len(self).to_le_bytes());
-        p.extend_from_slice(&self.distinct().to_le_bytes());
+        StaticBuild::write_tail(&mut p, self.seed(), Filter::len(self), self.distinct());
         p
     }
     fn payload_len(&self) -> u64 {
@@ -59,12 +55,9 @@ impl<H: PersistHasher> Persist for RibbonFilter<H> {
         let attempts = p.u32("attempts")?;
         let width = p.u32("width")?;
         let slots = p.u64("slots")?;
-        let seed = p.u64("seed")?;
-        let len = p.u64("len")?;
-        let distinct = p.u64("distinct")?;
+        let build = StaticBuild::read_tail(&mut p, attempts)?;
         p.finish()?;
-        no_strategy(kind, id)?;
-        let hasher = H::from_key_material(id.hash, id.key)?;
+        let hasher: H = plain_hasher(kind, id)?;
         if version != LAYOUT_VERSION {
             return Err(corrupt(format!(
                 "ribbon filter layout version {version}, this build reads {LAYOUT_VERSION}"
@@ -78,17 +71,8 @@ impl<H: PersistHasher> Persist for RibbonFilter<H> {
         }
         model::check_result_bits(r)
             .map_err(|_| corrupt(format!("ribbon filter has {r}-bit results, not 1 to 32")))?;
-        if !(1..=MAX_ATTEMPTS).contains(&attempts) {
-            return Err(corrupt(format!(
-                "ribbon filter says {attempts} seeds were tried, not 1 to {MAX_ATTEMPTS}"
-            )));
-        }
-        if distinct > model::MAX_KEYS || distinct > len {
-            return Err(corrupt(format!(
-                "ribbon filter holds {distinct} distinct keys of {len} given (at most {})",
-                model::MAX_KEYS
-            )));
-        }
+        build.check("ribbon filter", model::MAX_KEYS)?;
+        let (seed, len, distinct) = (build.seed, build.len, build.distinct);
         let want_slots = model::slots(distinct);
         if slots != want_slots {
             return Err(corrupt(format!(

@@ -1,6 +1,8 @@
 //! The split-block filter's codec (kind 3).
 
-use super::{ParamReader, Payload, Persist, PersistHasher, no_strategy, reserved_zero};
+use super::{
+    ParamReader, Payload, Persist, PersistHasher, plain_hasher, plain_identity, reserved_zero,
+};
 use crate::bits::try_zeroed;
 use crate::error::{Error, Result};
 use crate::filter::{Filter, FilterKind};
@@ -20,11 +22,7 @@ use std::io::{self, Write};
 impl<H: PersistHasher> Persist for SplitBlockBloom<H> {
     const KIND: FilterKind = FilterKind::SplitBlock;
     fn identity(&self) -> Identity {
-        Identity {
-            hash: self.hasher().id(),
-            key: self.hasher().key_material(),
-            strategy: None,
-        }
+        plain_identity(self.hasher())
     }
     fn params(&self) -> Vec<u8> {
         let mut p = Vec::with_capacity(24);
@@ -69,8 +67,7 @@ impl<H: PersistHasher> Persist for SplitBlockBloom<H> {
             reserved_zero(kind, r.u32("reserved")?)?;
         }
         r.finish()?;
-        no_strategy(kind, id)?;
-        let hasher = H::from_key_material(id.hash, id.key)?;
+        let hasher: H = plain_hasher(kind, id)?;
         if blocks.checked_mul(32) != Some(payload.len()) {
             return Err(corrupt(format!(
                 "split-block filter payload is {} bytes, but {blocks} blocks need 32 each",

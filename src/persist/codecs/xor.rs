@@ -1,7 +1,8 @@
 //! The xor filter's codec (kind 6).
 
 use super::{
-    ParamReader, Payload, Persist, PersistHasher, check_static_params, no_strategy, read_table,
+    ParamReader, Payload, Persist, PersistHasher, StaticBuild, check_static_params, plain_hasher,
+    plain_identity, read_table,
 };
 use crate::error::Result;
 use crate::filter::{Filter, FilterKind};
@@ -20,20 +21,14 @@ use std::io::{self, Write};
 impl<H: PersistHasher> Persist for XorFilter<H> {
     const KIND: FilterKind = FilterKind::Xor;
     fn identity(&self) -> Identity {
-        Identity {
-            hash: self.hasher().id(),
-            key: self.hasher().key_material(),
-            strategy: None,
-        }
+        plain_identity(self.hasher())
     }
     fn params(&self) -> Vec<u8> {
         let mut p = Vec::with_capacity(40);
         p.extend_from_slice(&self.table().fingerprint_bits().to_le_bytes());
         p.extend_from_slice(&self.attempts().to_le_bytes());
         p.extend_from_slice(&u64::from(self.segment_length()).to_le_bytes());
-        p.extend_from_slice(&self.seed().to_le_bytes());
-        p.extend_from_slice(&Filter::len(self).to_le_bytes());
-        p.extend_from_slice(&self.distinct().to_le_bytes());
+        StaticBuild::write_tail(&mut p, self.seed(), Filter::len(self), self.distinct());
         p
     }
     fn payload_len(&self) -> u64 {
@@ -51,13 +46,11 @@ impl<H: PersistHasher> Persist for XorFilter<H> {
         let f = r.u32("fingerprint bits")?;
         let attempts = r.u32("attempts")?;
         let segment = r.u64("segment length")?;
-        let seed = r.u64("seed")?;
-        let len = r.u64("len")?;
-        let distinct = r.u64("distinct")?;
+        let build = StaticBuild::read_tail(&mut r, attempts)?;
         r.finish()?;
-        no_strategy(kind, id)?;
-        let hasher = H::from_key_material(id.hash, id.key)?;
-        check_static_params("xor filter", f, attempts, (distinct, len))?;
+        let hasher: H = plain_hasher(kind, id)?;
+        check_static_params("xor filter", f, &build)?;
+        let (seed, len, distinct) = (build.seed, build.len, build.distinct);
         let want_segment = model::segment_length(distinct);
         if segment != want_segment {
             return Err(corrupt(format!(

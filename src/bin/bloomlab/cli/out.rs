@@ -17,10 +17,26 @@
 use bloomlab::Error;
 use std::fmt;
 use std::io::{self, Write};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Set once a write to standard output failed because the reader went away.
 static PIPE_CLOSED: AtomicBool = AtomicBool::new(false);
+
+/// Set inside the signal handler when SIGINT, SIGTERM or SIGHUP arrived (`main` registers it
+/// beside its handler thread, which then cleans up and ends the process).
+static SIGNALLED: std::sync::LazyLock<Arc<AtomicBool>> = std::sync::LazyLock::new(Default::default);
+
+/// The flag a signal handler sets ([`signalled`]).
+pub fn signal_flag() -> Arc<AtomicBool> {
+    Arc::clone(&SIGNALLED)
+}
+
+/// Whether SIGINT, SIGTERM or SIGHUP arrived: the command's own outcome (often an EINTR from
+/// the interrupted call) is then not reported, the signal's handler thread owns the exit.
+pub fn signalled() -> bool {
+    SIGNALLED.load(Ordering::SeqCst)
+}
 
 /// The name errors on standard output carry.
 pub const STDOUT: &str = "standard output";

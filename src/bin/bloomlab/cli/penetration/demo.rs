@@ -475,28 +475,24 @@ mod tests {
         assert!(MAX_PRODUCTS + MAX_MISSING_POOL < i64::MAX as u64);
     }
 
-    /// `BLOOMLAB_REDIS_URL` (see `.ci/redis-up.sh`), or `None` after a `skipped:` line on stderr.
-    fn redis_url(test: &str) -> Option<String> {
+    /// `BLOOMLAB_REDIS_URL` (see `.ci/redis-up.sh`); the tests that call it are `#[ignore]`d
+    /// and fail without it when asked for (`--ignored`).
+    fn redis_url(test: &str) -> String {
         match std::env::var("BLOOMLAB_REDIS_URL") {
-            Ok(u) if !u.is_empty() => Some(u),
-            _ => {
-                use std::io::Write;
-                let _ = writeln!(
-                    std::io::stderr().lock(),
-                    "\nskipped: {test}: BLOOMLAB_REDIS_URL not set (see .ci/redis-up.sh)"
-                );
-                None
-            }
+            Ok(u) if !u.is_empty() => u,
+            _ => panic!(
+                "{test}: BLOOMLAB_REDIS_URL not set: start the servers with \
+                 eval \"$(bash .ci/redis-up.sh)\""
+            ),
         }
     }
 
     /// The demo creates its filter fresh: one that exists under its name is refused, not
     /// deleted, and nothing else is written. Needs a server.
     #[test]
+    #[ignore = "needs Redis: .ci/redis-up.sh"]
     fn an_existing_filter_of_the_demos_name_is_refused_and_left_alone() {
-        let Some(url) = redis_url("penetration demo, filter name taken") else {
-            return;
-        };
+        let url = redis_url("penetration demo, filter name taken");
         let dir = tempfile::tempdir().unwrap();
         let cfg = PenetrationConfig {
             products: 50,
@@ -528,12 +524,11 @@ mod tests {
         theirs.delete().unwrap();
     }
 
-    /// Against a real server (`BLOOMLAB_REDIS_URL`, see `.ci/redis-up.sh`); skipped without one.
+    /// Against a real server (`BLOOMLAB_REDIS_URL`, see `.ci/redis-up.sh`).
     #[test]
+    #[ignore = "needs Redis: .ci/redis-up.sh"]
     fn penetration_demo_keeps_missing_ids_away_from_the_database() {
-        let Some(url) = redis_url("penetration demo") else {
-            return;
-        };
+        let url = redis_url("penetration demo");
         let dir = tempfile::tempdir().unwrap();
         let cfg = PenetrationConfig {
             products: 2000,

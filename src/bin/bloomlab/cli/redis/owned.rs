@@ -161,6 +161,10 @@ impl Run {
 
 impl Drop for Run {
     fn drop(&mut self) {
+        if crate::cli::out::signalled() {
+            // A signal interrupted the run: its handler removes (and reports) the keys.
+            return;
+        }
         let _g = GATE.lock().unwrap_or_else(PoisonError::into_inner);
         let taken = {
             let mut all = runs();
