@@ -117,6 +117,15 @@ pub struct Solution {
     pub overhead_vs_lower_bound: f64,
     /// Expected fraction of bits set at n items.
     pub expected_fill: Option<f64>,
+    /// The binomial-fill form (1 − (1 − 1/m)^(kn))^k ([`theory::fpr_bloom`]).
+    pub fpr_bloom: Option<f64>,
+    /// Bloom's own formula with k distinct bits per item ([`theory::fpr_bloom_1970`]).
+    pub fpr_bloom_1970: Option<f64>,
+    /// The same m and k laid out as k slices of ⌊m/k⌋ bits ([`theory::fpr_partitioned`]).
+    pub fpr_partitioned: Option<f64>,
+    /// The density n/U above which a plain bitmap over the universe U is smaller than a Bloom
+    /// filter at the target p ([`theory::bitmap_break_even_density`]).
+    pub bitmap_break_even_density: Option<f64>,
     /// What was solved for, in words.
     pub solved: String,
 }
@@ -194,6 +203,10 @@ pub fn solve(a: &Args) -> Result<Solution> {
                 lower_bound_bits_per_key: lb,
                 overhead_vs_lower_bound: bpk / lb - 1.0,
                 expected_fill: None,
+                fpr_bloom: None,
+                fpr_bloom_1970: None,
+                fpr_partitioned: None,
+                bitmap_break_even_density: Some(theory::bitmap_break_even_density(p)),
                 solved: "bits and k per item from p".into(),
             });
         }
@@ -218,6 +231,10 @@ pub fn solve(a: &Args) -> Result<Solution> {
         lower_bound_bits_per_key: d.lower_bound_bits_per_key,
         overhead_vs_lower_bound: d.overhead_vs_lower_bound,
         expected_fill: Some(d.expected_fill),
+        fpr_bloom: Some(theory::fpr_bloom(d.m, d.n, d.k)),
+        fpr_bloom_1970: Some(theory::fpr_bloom_1970(d.m, d.n, d.k)),
+        fpr_partitioned: Some(theory::fpr_partitioned(d.m, d.n, d.k)),
+        bitmap_break_even_density: a.p.map(theory::bitmap_break_even_density),
         solved: solved.into(),
     })
 }
@@ -581,5 +598,21 @@ mod tests {
         assert!((s.bits_per_key - 9.6).abs() < 0.1);
         assert!(solve(&args(Some(10), None, None, None)).is_err());
         assert!(solve(&args(None, None, Some(10), None)).is_err());
+    }
+
+    #[test]
+    fn layout_variants_and_break_even_in_the_report() {
+        // The book's hashing.md and maths.md read these at m = 256, n = 26, k = 7.
+        let s = solve(&args(Some(26), None, Some(256), Some(7))).unwrap();
+        assert_eq!(s.fpr_bloom, Some(theory::fpr_bloom(256, 26, 7)));
+        assert_eq!(s.fpr_bloom_1970, Some(theory::fpr_bloom_1970(256, 26, 7)));
+        assert_eq!(s.fpr_partitioned, Some(theory::fpr_partitioned(256, 26, 7)));
+        assert!(s.fpr_partitioned > s.fpr_bloom_1970 && s.fpr_bloom_1970 > s.fpr_bloom);
+        assert_eq!(s.bitmap_break_even_density, None);
+        let s = solve(&args(None, Some(0.001), None, None)).unwrap();
+        assert_eq!(
+            s.bitmap_break_even_density,
+            Some(theory::bitmap_break_even_density(0.001))
+        );
     }
 }

@@ -168,14 +168,16 @@ fn clean(cell: &str) -> String {
 /// The number in column `key` of the one row every selector matches (`section=` names the
 /// heading above a Markdown table); `row=N` picks the N-th of several matching rows where no
 /// column tells them apart, `agg=min` or `agg=max` the least or greatest over all of them (cells
-/// without a number, such as `–`, left out).
+/// without a number, such as `–`, left out). `rel=COLUMN` makes each row's number its relative
+/// difference from that column of the same row, `key / COLUMN − 1` (signed; before `agg`), and
+/// `absrel=COLUMN` its size `|key / COLUMN − 1|` (for prose that states the sign in words).
 fn table_value(
     rows: &[Row],
     key: &str,
     args: &[(String, String)],
     nth: usize,
 ) -> Result<(f64, Option<usize>), String> {
-    let reserved = |k: &str| k == "row" || k == "agg";
+    let reserved = |k: &str| matches!(k, "row" | "agg" | "rel" | "absrel");
     let get = |name: &str| {
         args.iter()
             .find(|(k, _)| k == name)
@@ -199,14 +201,30 @@ fn table_value(
         .map(|(k, v)| format!("{k}={v}"))
         .collect::<Vec<_>>()
         .join(" ");
-    let number = |row: &Row| {
+    let cell = |row: &Row, col: &str| {
         let c = row
             .1
             .iter()
-            .find(|(c, _)| c == key)
+            .find(|(c, _)| c == col)
             .map(|(_, x)| x.as_str())
             .unwrap_or_default();
         written_number(c, nth).ok_or_else(|| no_number(c, nth))
+    };
+    // The row's number and the decimals it was written with (none for a relative difference).
+    let number = |row: &Row| -> Result<(f64, Option<usize>), String> {
+        let (v, dp) = cell(row, key)?;
+        let (name, col) = match (get("rel"), get("absrel")) {
+            (None, None) => return Ok((v, Some(dp))),
+            (Some(_), Some(_)) => return Err("rel= and absrel= together: one of them".into()),
+            (Some(c), None) => ("rel", c),
+            (None, Some(c)) => ("absrel", c),
+        };
+        let (o, _) = cell(row, col).map_err(|e| format!("{name}={col}: {e}"))?;
+        if o == 0.0 {
+            return Err(format!("{name}={col}: the column is 0 in a matching row"));
+        }
+        let r = v / o - 1.0;
+        Ok((if name == "absrel" { r.abs() } else { r }, None))
     };
     if matching.is_empty() {
         return Err(format!(
@@ -225,11 +243,12 @@ fn table_value(
             let row = matching
                 .get(r - 1)
                 .ok_or_else(|| format!("row={r}, but {} rows match", matching.len()))?;
-            number(row).map(|(v, dp)| (v, Some(dp)))
+            number(row)
         }
         (None, Some(agg)) => {
             // A cell without a number (`–`: not applicable) is left out; none at all is an error.
-            let all: Vec<(f64, usize)> = matching.iter().filter_map(|r| number(r).ok()).collect();
+            let all: Vec<(f64, Option<usize>)> =
+                matching.iter().filter_map(|r| number(r).ok()).collect();
             if all.is_empty() {
                 return Err(format!(
                     "agg={agg}: no row where {what} has a number in `{key}`"
@@ -240,12 +259,10 @@ fn table_value(
                 "max" => all.iter().max_by(|a, b| a.0.total_cmp(&b.0)),
                 other => return Err(format!("agg={other}: expected agg=min or agg=max")),
             };
-            Ok(pick
-                .map(|&(v, dp)| (v, Some(dp)))
-                .unwrap_or((f64::NAN, None)))
+            Ok(pick.copied().unwrap_or((f64::NAN, None)))
         }
         (None, None) => match matching.as_slice() {
-            [one] => number(one).map(|(v, dp)| (v, Some(dp))),
+            [one] => number(one),
             many => Err(format!(
                 "{} rows where {what} (add a selector, or row=N or agg=min|max)",
                 many.len()
@@ -420,6 +437,37 @@ mod tests {
         let three = eval(&mut f, "r.csv ns kind=xor row=3").unwrap_err();
         assert!(three.contains("2 rows match"), "{three}");
         assert_eq!(eval(&mut f, "r.csv ns kind=xor agg=max"), Ok(5.5));
+        // rel=: a relative difference within each row, signed, taken before agg=
+        std::fs::write(
+            dir.join("rel.csv"),
+            "s,m,fpr,exact\nd,64,0.012,0.008\nd,256,0.0099,0.011\ne,64,1,0\n",
+        )
+        .unwrap();
+        let close = |got: Result<f64, String>, want: f64| {
+            let g = got.unwrap();
+            assert!((g - want).abs() < 1e-12, "{g} != {want}");
+        };
+        close(eval(&mut f, "rel.csv fpr s=d m=64 rel=exact"), 0.5);
+        close(eval(&mut f, "rel.csv fpr s=d m=256 rel=exact"), -0.1);
+        close(eval(&mut f, "rel.csv fpr s=d rel=exact agg=min"), -0.1);
+        close(eval(&mut f, "rel.csv fpr s=d rel=exact agg=max"), 0.5);
+        close(eval(&mut f, "rel.csv fpr s=d m=256 absrel=exact"), 0.1);
+        close(
+            eval(&mut f, "rel.csv exact s=d absrel=fpr agg=max"),
+            1.0 / 3.0,
+        );
+        assert!(
+            eval(&mut f, "rel.csv fpr s=d m=64 rel=exact absrel=exact")
+                .unwrap_err()
+                .contains("one of them")
+        );
+        let zero = eval(&mut f, "rel.csv fpr s=e rel=exact").unwrap_err();
+        assert!(
+            zero.contains("rel=exact") && zero.contains("is 0"),
+            "{zero}"
+        );
+        let missing = eval(&mut f, "rel.csv fpr s=d m=64 rel=nope").unwrap_err();
+        assert!(missing.contains("rel=nope"), "{missing}");
         std::fs::write(dir.join("dash.csv"), "kind,ns\nxor,–\nribbon,7.5\nbloom,\n").unwrap();
         assert_eq!(eval(&mut f, "dash.csv ns agg=min"), Ok(7.5));
         let none = eval(&mut f, "dash.csv ns kind=xor agg=max").unwrap_err();
