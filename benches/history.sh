@@ -11,6 +11,8 @@
 # results/bench/history.md (the largest steps) and history.svg/.png (cargo run --example
 # bench_history). A commit whose gate does not build or run is skipped and named at the end;
 # --cached-only measures nothing and skips (and names) the picked commits not in the cache.
+# A picked commit that history.csv already holds for this toolchain is kept, not measured again
+# (the CSV is the history's memory; the build cache under target/ may be gone).
 # Exit: 0 done (skips are reported, not failures), 2 usage error, 3 nothing could be measured.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -52,10 +54,17 @@ for i in "${!all[@]}"; do
 done
 echo "history: ${#picked[@]} of ${#all[@]} first-parent commits with the gate (every $every)" >&2
 
-files=() skipped=()
+files=() skipped=() kept=0
 # shellcheck source=benches/compare/lib.sh
 source benches/compare/lib.sh
+toolchain_name="$(rustc -V) + gungraun-runner $GUNGRAUN_VERSION"
 for c in "${picked[@]}"; do
+    if [ -s results/bench/history.csv ] &&
+        awk -F, -v c="$(git rev-parse "$c")" -v t="$toolchain_name" \
+            '$1 == c && $3 == t { found = 1; exit } END { exit !found }' results/bench/history.csv; then
+        kept=$((kept + 1))
+        continue
+    fi
     cached="target/compare/cache/$(git rev-parse "$c^{tree}" | cut -c1-16)-$(toolchain_id).tsv"
     if [ "$cached_only" = 1 ] && [ ! -s "$cached" ]; then
         skipped+=("$(git log -1 --format='%h %s' "$c" | cut -c1-80): not measured yet (--cached-only)")
@@ -68,11 +77,11 @@ for c in "${picked[@]}"; do
         skipped+=("$(git log -1 --format='%h %s' "$c" | cut -c1-80): gate did not build or run (log under target/compare/logs/)")
     fi
 done
-if [ ${#files[@]} -eq 0 ]; then
+if [ ${#files[@]} -eq 0 ] && [ "$kept" -eq 0 ]; then
     echo "history: nothing measured" >&2
     exit 3
 fi
-python3 benches/compare/results.py history results/bench/history.csv "${files[@]}"
+[ ${#files[@]} -eq 0 ] || python3 benches/compare/results.py history results/bench/history.csv "${files[@]}"
 python3 benches/compare/results.py steps results/bench/history.csv results/bench/history.md 10
 {
     echo
@@ -82,7 +91,7 @@ python3 benches/compare/results.py steps results/bench/history.csv results/bench
          "\`$(git rev-parse --short=10 "$since")\` to \`$(git rev-parse --short=10 "$until")\` that have" \
          "\`benches/gate.rs\` (the last one always), ${#picked[@]} commits; $(( ${#line[@]} - ${#all[@]} ))" \
          "first-parent commits in that range predate the gate on this line and have nothing to measure." \
-         "Measured: $(( ${#files[@]} / 2 ))."
+         "Measured: $(( ${#files[@]} / 2 + kept )) ($kept of them kept from history.csv)."
 } >> results/bench/history.md
 if [ ${#skipped[@]} -gt 0 ]; then
     { echo; echo "## Skipped"; echo; printf -- '- %s\n' "${skipped[@]}"; } >> results/bench/history.md
