@@ -12,6 +12,18 @@ use crate::theory;
 use crate::theory::estimate;
 use std::num::NonZeroU32;
 
+/// The model rate of a standard filter of m bits, n items and k positions laid out by
+/// `strategy`: the partitioned layout's slices have their own rate
+/// ([`theory::fpr_partitioned`]), every other strategy spreads over all m bits
+/// ([`theory::fpr_classic`]). One home for both the built filter and `FilterSpec::plan`.
+pub fn model_fpr(strategy: StrategyId, m: u64, n: u64, k: u32) -> f64 {
+    if strategy == StrategyId::Partitioned {
+        theory::fpr_partitioned(m, n, k)
+    } else {
+        theory::fpr_classic(m, n, k)
+    }
+}
+
 /// A Bloom filter: m bits, k positions per item derived from one hash by strategy `S`.
 ///
 /// Generic over the hash function `H` (default [`Xxh3`]) and the index strategy `S` (default
@@ -499,12 +511,12 @@ impl<H: ItemHasher, S: IndexStrategy> Filter for StandardBloom<H, S> {
         self.k.get()
     }
     fn expected_fpr(&self) -> f64 {
-        let (m, n, k) = (self.bits.len(), self.len.get(), self.k.get());
-        if self.strategy.id() == StrategyId::Partitioned {
-            theory::fpr_partitioned(m, n, k)
-        } else {
-            theory::fpr_classic(m, n, k)
-        }
+        model_fpr(
+            self.strategy.id(),
+            self.bits.len(),
+            self.len.get(),
+            self.k.get(),
+        )
     }
     fn kind(&self) -> FilterKind {
         FilterKind::Standard

@@ -26,7 +26,7 @@ pub(super) fn at_n(spec: &FilterSpec, layout: &Layout, bits: u64, n: u64, fpr: f
     let nf = n as f64;
     let per_block = |blocks: u64| format!("{:.2}", nf / blocks.max(1) as f64);
     match layout {
-        Layout::Standard { m, k } => {
+        Layout::Standard { m, k, .. } => {
             let ones = Shape::standard(*m, *k).expected_ones(nf);
             vec![
                 row("bits set", format!("{ones:.0}")),

@@ -93,7 +93,7 @@ impl AnyFilter {
         let strategy = AnyStrategy(spec.strategy);
         let plan = spec.plan()?;
         Ok(match plan.layout {
-            Layout::Standard { m, k } => {
+            Layout::Standard { m, k, .. } => {
                 Self::Standard(StandardBloom::with_bits_and(m, k, hasher, strategy)?)
             }
             Layout::Counting { cells, k } => Self::Counting(CountingBloom::with_counters_and(

@@ -58,6 +58,7 @@ pub(super) enum Layout {
     Standard {
         m: u64,
         k: u32,
+        strategy: AnyStrategy,
     },
     Counting {
         cells: u64,
@@ -103,7 +104,9 @@ impl Plan {
     #[must_use]
     pub fn fpr_at(&self, n: u64) -> f64 {
         match &self.layout {
-            Layout::Standard { m, k } => theory::fpr_classic(*m, n, *k),
+            Layout::Standard { m, k, strategy } => {
+                crate::filters::standard::model_fpr(strategy.id(), *m, n, *k)
+            }
             Layout::Counting { cells, k } => theory::counting::fpr_counting(*cells, n, *k),
             Layout::Blocked { k, .. } => {
                 theory::blocked::fpr_blocked_exact(self.bits, n, *k, theory::blocked::BLOCK_BITS)
@@ -200,7 +203,17 @@ impl FilterSpec {
             FilterKind::Standard => {
                 let s = self.bloom_sizing()?;
                 let m = strategy.round_bits(s.m);
-                (Layout::Standard { m, k: s.k }, m, words_bytes(m), s.k, m)
+                (
+                    Layout::Standard {
+                        m,
+                        k: s.k,
+                        strategy,
+                    },
+                    m,
+                    words_bytes(m),
+                    s.k,
+                    m,
+                )
             }
             FilterKind::Counting => {
                 let s = self.bloom_sizing()?;
@@ -552,5 +565,21 @@ mod tests {
             at(3_000)
         );
         assert!(at(1_000_000) <= 0.01, "{}", at(1_000_000));
+    }
+
+    #[test]
+    fn every_standard_strategy_plans_the_rate_its_filter_reports() {
+        for strategy in crate::hash::StrategyId::ALL {
+            let spec = FilterSpec {
+                strategy,
+                ..FilterSpec::new(FilterKind::Standard, 1_000, 0.01)
+            };
+            let mut f = spec.build().unwrap();
+            for i in 0..1_000u64 {
+                f.insert(&i.to_le_bytes());
+            }
+            let planned = spec.plan().unwrap().fpr_at(1_000);
+            assert_eq!(planned, f.expected_fpr(), "{strategy:?}");
+        }
     }
 }
