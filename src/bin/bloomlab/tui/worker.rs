@@ -10,7 +10,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use bloomlab::bits::BitVec;
-use bloomlab::hash::{AnyStrategy, IndexStrategy};
+use bloomlab::hash::AnyStrategy;
 use bloomlab::measure::{Control, MeasureConfig, PositionHistogram, measure};
 use bloomlab::workload::{KeyChunk, KeyGen};
 use bloomlab::{AnyFilter, Error, Filter, FilterKind, FilterSpec, stats, theory};
@@ -543,18 +543,18 @@ pub(super) fn histogram(
     bins: usize,
     cancel: &AtomicBool,
 ) -> Result<Vec<u64>, Error> {
-    let s = spec.bloom_sizing()?;
+    // The plan sizes it, as the filter `measure` builds is sized (its cells are the bits).
+    let plan = spec.plan()?;
     let strat = AnyStrategy(spec.strategy);
-    let m = strat.round_bits(s.m);
     let hasher = spec.hasher();
-    let mut hist = PositionHistogram::new(m, bins);
+    let mut hist = PositionHistogram::new(plan.cells, bins);
     let mut buf = Vec::with_capacity(64);
     for i in 0..spec.n {
         if i % CHUNK == 0 {
             check(cancel)?;
         }
         keygen.present(i, &mut buf);
-        hist.add_item(&strat, &hasher, &buf, s.k);
+        hist.add_item(&strat, &hasher, &buf, plan.k);
     }
     Ok(hist.into_counts())
 }
