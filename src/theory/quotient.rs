@@ -290,7 +290,7 @@ mod tests {
         assert!(check_max_load(f64::NAN).is_err());
         assert!(sizing(1000, None, 0, 0.95).is_err());
         assert_eq!(sizing(1000, None, 12, 0.95).unwrap(), (11, 12));
-        assert!((bits_per_key(8, 0.5) - 22.0).abs() < 1e-12);
+        assert!((bits_per_key(8, 0.5) - 20.25).abs() < 1e-12); // (8 + 2.125)/0.5
         assert!((lower_bound_bits(0.01) - 6.643_856).abs() < 1e-6);
     }
 }

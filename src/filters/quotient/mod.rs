@@ -1,5 +1,6 @@
 //! The quotient filter (Bender et al. 2012), with remove, merge and resize.
 
+mod bulk;
 mod legacy;
 mod select;
 mod table;

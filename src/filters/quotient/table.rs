@@ -59,6 +59,39 @@ impl PartialEq for Bmi2 {
 }
 impl Eq for Bmi2 {}
 
+/// [`Table::contains`] as a [`select::Op`].
+struct Contains<'a>(&'a Table, u64, u64);
+
+impl select::Op for Contains<'_> {
+    type Out = bool;
+    #[inline(always)]
+    fn run(self, pdep: bool) -> bool {
+        self.0.contains_k(self.1, self.2, pdep)
+    }
+}
+
+/// [`Table::insert`] as a [`select::Op`].
+struct Insert<'a>(&'a mut Table, u64, u64);
+
+impl select::Op for Insert<'_> {
+    type Out = ();
+    #[inline(always)]
+    fn run(self, pdep: bool) {
+        self.0.insert_k(self.1, self.2, pdep);
+    }
+}
+
+/// [`Table::remove`] as a [`select::Op`].
+struct Remove<'a>(&'a mut Table, u64, u64);
+
+impl select::Op for Remove<'_> {
+    type Out = bool;
+    #[inline(always)]
+    fn run(self, pdep: bool) -> bool {
+        self.0.remove_k(self.1, self.2, pdep)
+    }
+}
+
 /// Blocks of 64 slots for `2^q` slots (one, partly used, below 64).
 pub(super) fn blocks(q: u32) -> u64 {
     ((1u64 << q) / 64).max(1)
@@ -69,7 +102,7 @@ pub(super) fn data_words(q: u32, r: u32) -> u64 {
     blocks(q) * (2 + u64::from(r))
 }
 
-#[inline]
+#[inline(always)]
 fn below_incl(i: u64) -> u64 {
     u64::MAX >> (63 - i)
 }
@@ -104,45 +137,58 @@ impl Table {
         self.n
     }
 
+    /// This table with the portable select and popcount (no BMI2), whatever the CPU has.
+    #[cfg(test)]
+    pub(super) fn portable(mut self) -> Self {
+        self.bmi2 = Bmi2(false);
+        self
+    }
+
+    /// Whether this table's operations run the BMI2 code.
+    #[cfg(test)]
+    pub(super) fn uses_bmi2(&self) -> bool {
+        self.bmi2.0
+    }
+
     /// Whether this table finds runs by rank and select (64 slots or more).
-    #[inline]
+    #[inline(always)]
     fn ranked(&self) -> bool {
         self.n >= 64
     }
 
-    #[inline]
+    #[inline(always)]
     fn wrap(&self, i: u64) -> u64 {
         i & (self.n - 1)
     }
 
-    #[inline]
+    #[inline(always)]
     fn base(&self, b: u64) -> usize {
         (b & self.bmask) as usize * self.stride
     }
 
-    #[inline]
+    #[inline(always)]
     fn occ_word(&self, b: u64) -> u64 {
         self.data[self.base(b)]
     }
 
-    #[inline]
+    #[inline(always)]
     fn end_word(&self, b: u64) -> u64 {
         self.data[self.base(b) + 1]
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn occupied(&self, x: u64) -> bool {
         let x = self.wrap(x);
         (self.occ_word(x >> 6) >> (x & 63)) & 1 == 1
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn runend(&self, i: u64) -> bool {
         let i = self.wrap(i);
         (self.end_word(i >> 6) >> (i & 63)) & 1 == 1
     }
 
-    #[inline]
+    #[inline(always)]
     fn put(&mut self, word: usize, i: u64, v: bool) {
         let i = self.wrap(i);
         let at = self.base(i >> 6) + word;
@@ -155,17 +201,17 @@ impl Table {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn set_occupied(&mut self, x: u64, v: bool) {
         self.put(0, x, v);
     }
 
-    #[inline]
+    #[inline(always)]
     fn set_runend(&mut self, i: u64, v: bool) {
         self.put(1, i, v);
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn rem(&self, i: u64) -> u64 {
         let i = self.wrap(i);
         let bit = (i & 63) * u64::from(self.r);
@@ -174,7 +220,7 @@ impl Table {
         ((two >> (bit & 63)) as u64) & ((1u64 << self.r) - 1)
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn set_rem(&mut self, i: u64, v: u64) {
         let i = self.wrap(i);
         let bit = (i & 63) * u64::from(self.r);
@@ -189,13 +235,8 @@ impl Table {
         }
     }
 
-    #[inline]
-    fn select(&self, w: u64, k: u32) -> u32 {
-        select::select(w, k, self.bmi2.0)
-    }
-
     /// Block `b`'s offset, computed from an earlier block when its byte is saturated.
-    #[inline]
+    #[inline(always)]
     fn offset(&self, b: u64) -> u64 {
         let o = self.offs[(b & self.bmask) as usize];
         if o == SAT {
@@ -216,9 +257,10 @@ impl Table {
             c = c.wrapping_sub(1) & m;
         }
         let p = c.wrapping_sub(1) & m;
-        let mut off = self.run_end_with(p, 63, u64::from(self.offs[p as usize])) + 1 - 64 * (p + 1);
+        let mut off =
+            self.run_end_with(p, 63, u64::from(self.offs[p as usize]), false) + 1 - 64 * (p + 1);
         while c != b {
-            off = self.run_end_with(c, 63, off) + 1 - 64 * (c + 1);
+            off = self.run_end_with(c, 63, off, false) + 1 - 64 * (c + 1);
             c = (c + 1) & m;
         }
         off
@@ -228,19 +270,25 @@ impl Table {
     /// in its cluster, or `x` when no run reaches `x`. For an occupied `x` that is its own
     /// run's last slot; for any `x`, the slot after it is where a new run of quotient `x + 1`
     /// would begin.
-    #[inline]
+    #[cfg(test)]
     pub(super) fn run_end(&self, x: u64) -> u64 {
+        self.run_end_k(x, false)
+    }
+
+    /// [`Table::run_end`], selecting with `pdep` when `pdep` ([`select::select`]).
+    #[inline(always)]
+    fn run_end_k(&self, x: u64, pdep: bool) -> u64 {
         if self.ranked() {
             let b = x >> 6;
-            self.run_end_with(b, x & 63, self.offset(b))
+            self.run_end_with(b, x & 63, self.offset(b), pdep)
         } else {
             self.run_end_walk(x)
         }
     }
 
     /// [`Table::run_end`] of slot `64b + i` given block `b`'s offset.
-    #[inline]
-    fn run_end_with(&self, b: u64, i: u64, off: u64) -> u64 {
+    #[inline(always)]
+    fn run_end_with(&self, b: u64, i: u64, off: u64, pdep: bool) -> u64 {
         let x = b * 64 + i;
         let d = (self.occ_word(b) & below_incl(i)).count_ones();
         if d == 0 {
@@ -251,7 +299,7 @@ impl Table {
             let w = self.end_word(blk) & (u64::MAX << skip);
             let c = w.count_ones();
             if k < c {
-                return (blk * 64 + u64::from(self.select(w, k))).max(x);
+                return (blk * 64 + u64::from(select::select(w, k, pdep))).max(x);
             }
             k -= c;
             blk += 1;
@@ -261,7 +309,7 @@ impl Table {
 
     /// The first empty slot at or after `j` (unwrapped). Each step jumps by a count of runs
     /// that must still end at or after the slot looked at, a lower bound on the distance.
-    #[inline]
+    #[inline(always)]
     pub(super) fn first_empty(&self, mut j: u64) -> u64 {
         if !self.ranked() {
             return self.first_empty_walk(j);
@@ -288,10 +336,15 @@ impl Table {
     /// in descending order.
     #[inline]
     pub(super) fn contains(&self, fq: u64, fr: u64) -> bool {
+        select::dispatch(self.bmi2.0, Contains(self, fq, fr))
+    }
+
+    #[inline(always)]
+    fn contains_k(&self, fq: u64, fr: u64, pdep: bool) -> bool {
         if !self.occupied(fq) {
             return false;
         }
-        let mut i = self.run_end(fq);
+        let mut i = self.run_end_k(fq, pdep);
         loop {
             let v = self.rem(i);
             if v <= fr {
@@ -331,14 +384,26 @@ impl Table {
     /// Insert remainder `fr` into the run of `fq` at its sorted place, shifting what follows up
     /// to the next empty slot one slot on. The caller keeps one slot empty.
     pub(super) fn insert(&mut self, fq: u64, fr: u64) {
+        select::dispatch(self.bmi2.0, Insert(self, fq, fr));
+    }
+
+    #[inline(always)]
+    fn insert_k(&mut self, fq: u64, fr: u64, pdep: bool) {
         let was = self.occupied(fq);
-        if !was && self.first_empty(fq) == fq {
+        // Unoccupied: the new run goes at the first empty slot from fq on (every slot from fq
+        // to the run end before it is taken).
+        let free = if was {
+            None
+        } else {
+            Some(self.first_empty(fq))
+        };
+        if free == Some(fq) {
             self.set_occupied(fq, true);
             self.set_runend(fq, true);
             self.set_rem(fq, fr);
             return;
         }
-        let e = self.run_end(fq);
+        let e = self.run_end_k(fq, pdep);
         let mut pos = e + 1;
         if was {
             let mut i = e;
@@ -353,7 +418,7 @@ impl Table {
                 i -= 1;
             }
         }
-        let empty = self.first_empty(pos);
+        let empty = free.unwrap_or_else(|| self.first_empty(pos));
         self.shift_up(pos, empty);
         self.set_rem(pos, fr);
         let ends = pos == e + 1;
@@ -368,10 +433,15 @@ impl Table {
     /// Remove one copy of remainder `fr` from the run of `fq`; `false` (nothing changed) when
     /// the run does not hold it.
     pub(super) fn remove(&mut self, fq: u64, fr: u64) -> bool {
+        select::dispatch(self.bmi2.0, Remove(self, fq, fr))
+    }
+
+    #[inline(always)]
+    fn remove_k(&mut self, fq: u64, fr: u64, pdep: bool) -> bool {
         if !self.occupied(fq) {
             return false;
         }
-        let e = self.run_end(fq);
+        let e = self.run_end_k(fq, pdep);
         let mut i = e;
         let found = loop {
             let v = self.rem(i);
@@ -389,7 +459,7 @@ impl Table {
         let mut h = e;
         loop {
             let base = h - self.wrap(h);
-            let next = base + self.run_end(self.wrap(h));
+            let next = base + self.run_end_k(self.wrap(h), pdep);
             if next == h {
                 break;
             }
