@@ -89,9 +89,14 @@ impl<H: ItemHasher> QuotientFilter<H> {
         }
         let sorted = sort_fingerprints(&fps, q, r)?;
         drop(fps);
-        let mut table = Table::new(q, r)?;
-        table.place_sorted(&sorted);
-        self.table = table;
+        if held == 0 {
+            // Empty: lay out into the zeroed table it has.
+            self.table.place_sorted(&sorted);
+        } else {
+            let mut table = Table::new(q, r)?;
+            table.place_sorted(&sorted);
+            self.table = table;
+        }
         self.len = sorted.len() as u64;
         debug_assert!(self.len <= max_items(q, self.max_load));
         debug_assert_eq!(Filter::len(self), self.len);

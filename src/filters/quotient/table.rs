@@ -235,6 +235,19 @@ impl Table {
         }
     }
 
+    /// Write remainder `v` into slot `i`, which holds 0 (the bulk layout into a zeroed table).
+    #[inline(always)]
+    fn or_rem(&mut self, i: u64, v: u64) {
+        let i = self.wrap(i);
+        let bit = (i & 63) * u64::from(self.r);
+        let w = self.base(i >> 6) + 2 + (bit >> 6) as usize;
+        let sh = bit & 63;
+        self.data[w] |= v << sh;
+        if sh + u64::from(self.r) > 64 {
+            self.data[w + 1] |= v >> (64 - sh);
+        }
+    }
+
     /// Block `b`'s offset, computed from an earlier block when its byte is saturated.
     #[inline(always)]
     fn offset(&self, b: u64) -> u64 {
@@ -678,7 +691,7 @@ impl Table {
             let pos = next.max(fq);
             next = pos + 1;
             self.set_occupied(fq, true);
-            self.set_rem(pos, fp & low);
+            self.or_rem(pos, fp & low);
             if fps.get(k + 1).is_none_or(|&g| g >> r != fq) {
                 self.set_runend(pos, true);
             }
