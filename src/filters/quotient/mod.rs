@@ -101,6 +101,15 @@ impl QuotientFilter<Xxh3> {
     }
 }
 
+/// A saved shape's checks (remainder and quotient widths, load limit), as the text of the error.
+fn check_saved_shape(q: u32, r: u32, max_load: f64) -> std::result::Result<(), String> {
+    model::check_remainder_bits(r)
+        .and_then(|_| model::check_quotient_bits(q, r))
+        .and_then(|_| model::check_max_load(max_load))
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
 /// The most items `2^q` slots take at load limit `a`: `⌊a·2^q⌋`, and one slot stays empty.
 fn max_items(q: u32, a: f64) -> u64 {
     let slots = 1u64 << q;
@@ -166,9 +175,7 @@ impl<H: ItemHasher> QuotientFilter<H> {
         hasher: H,
     ) -> Result<Self> {
         let corrupt = |what: String| Error::Corrupt(format!("quotient filter: {what}"));
-        model::check_remainder_bits(r).map_err(|e| corrupt(e.to_string()))?;
-        model::check_quotient_bits(q, r).map_err(|e| corrupt(e.to_string()))?;
-        model::check_max_load(max_load).map_err(|e| corrupt(e.to_string()))?;
+        check_saved_shape(q, r, max_load).map_err(corrupt)?;
         let (dw, nb) = (table::data_words(q, r), table::blocks(q));
         if blocks.len() as u64 != dw || offsets.len() as u64 != nb {
             return Err(corrupt(format!(
@@ -195,15 +202,7 @@ impl<H: ItemHasher> QuotientFilter<H> {
         blocks.push(0);
         let table = Table::from_words(blocks, offsets, q, r);
         let len = table.scan(|_, _| ()).map_err(corrupt)?;
-        Ok(Self {
-            table,
-            q,
-            r,
-            len,
-            max_load,
-            max_items: max_items(q, max_load),
-            hasher,
-        })
+        Ok(Self::assembled(table, q, r, len, max_load, hasher))
     }
 
     /// Rebuild from the parts of the classic three-bit layout (file layout version 1: per 64
@@ -221,9 +220,7 @@ impl<H: ItemHasher> QuotientFilter<H> {
         hasher: H,
     ) -> Result<Self> {
         let corrupt = |what: String| Error::Corrupt(format!("quotient filter: {what}"));
-        model::check_remainder_bits(r).map_err(|e| corrupt(e.to_string()))?;
-        model::check_quotient_bits(q, r).map_err(|e| corrupt(e.to_string()))?;
-        model::check_max_load(max_load).map_err(|e| corrupt(e.to_string()))?;
+        check_saved_shape(q, r, max_load).map_err(corrupt)?;
         let (mw, rw) = legacy::words(q, r);
         if meta.len() as u64 != mw || rems.len() as u64 != rw {
             return Err(corrupt(format!(
@@ -246,15 +243,27 @@ impl<H: ItemHasher> QuotientFilter<H> {
         drop(old);
         let mut table = Table::new(q, r)?;
         table.place_sorted(&fps);
-        Ok(Self {
+        Ok(Self::assembled(
             table,
             q,
             r,
-            len: fps.len() as u64,
+            fps.len() as u64,
+            max_load,
+            hasher,
+        ))
+    }
+
+    /// A filter around a checked table holding `len` items.
+    fn assembled(table: Table, q: u32, r: u32, len: u64, max_load: f64, hasher: H) -> Self {
+        Self {
+            table,
+            q,
+            r,
+            len,
             max_load,
             max_items: max_items(q, max_load),
             hasher,
-        })
+        }
     }
 
     /// The hash function.

@@ -146,7 +146,7 @@ mod tests {
                 let want = ones.get(k as usize).copied();
                 let got = portable(x, k);
                 assert_eq!(want.unwrap_or(64).min(64), got.min(64), "x {x:#x} k {k}");
-                if bmi2 && want.is_some() {
+                if let (true, Some(want)) = (bmi2, want) {
                     struct Sel(u64, u32);
                     impl Op for Sel {
                         type Out = u32;
@@ -155,11 +155,7 @@ mod tests {
                             select(self.0, self.1, pdep)
                         }
                     }
-                    assert_eq!(
-                        dispatch(true, Sel(x, k)),
-                        want.unwrap(),
-                        "pdep x {x:#x} k {k}"
-                    );
+                    assert_eq!(dispatch(true, Sel(x, k)), want, "pdep x {x:#x} k {k}");
                 }
             }
         }
