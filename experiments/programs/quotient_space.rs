@@ -34,9 +34,13 @@ struct Side {
 
 fn ours(f: &mut QuotientFilter, n: u64) -> Side {
     for i in 0..n {
-        f.try_insert(&i.to_le_bytes()).expect("under the load limit");
+        f.try_insert(&i.to_le_bytes())
+            .expect("under the load limit");
     }
-    assert!((0..n).all(|i| f.contains(&i.to_le_bytes())), "a false negative");
+    assert!(
+        (0..n).all(|i| f.contains(&i.to_le_bytes())),
+        "a false negative"
+    );
     let fp = (ABSENT..ABSENT + QUERIES)
         .filter(|i| f.contains(&i.to_le_bytes()))
         .count() as u64;
@@ -51,11 +55,16 @@ fn theirs(f: &mut qfilter::Filter, n: u64) -> Side {
     for i in 0..n {
         f.insert_fingerprint(true, hash(i)).expect("under capacity");
     }
-    assert!((0..n).all(|i| f.contains_fingerprint(hash(i))), "a false negative");
+    assert!(
+        (0..n).all(|i| f.contains_fingerprint(hash(i))),
+        "a false negative"
+    );
     let fp = (ABSENT..ABSENT + QUERIES)
         .filter(|&i| f.contains_fingerprint(hash(i)))
         .count() as u64;
-    let qbits = (f.capacity() * 20 / 19).next_power_of_two().trailing_zeros();
+    let qbits = (f.capacity() * 20 / 19)
+        .next_power_of_two()
+        .trailing_zeros();
     Side {
         bits: f.memory_usage() as u64 * 8,
         fp,
