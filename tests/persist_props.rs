@@ -625,3 +625,37 @@ fn static_files_of_the_stack_peeling_answer_the_same() {
         );
     }
 }
+
+/// Quotient filters written in the classic three-bit layout (file layout 1, before the
+/// rank-select table; tests/data/README.md) still load, answer exactly as the build that wrote
+/// them, keep working, and save again in layout 2, which loads to the same filter.
+#[test]
+fn classic_quotient_files_load_and_answer_the_same() {
+    for (name, n, count) in [
+        ("quotient-v1-n1000", 1000, 164),
+        ("quotient-v1-n20", 20, 787),
+    ] {
+        let (b, positives) = data_file(name);
+        assert_eq!(positives.len(), count, "{name}");
+        assert_eq!(
+            b[bloomlab::persist::HEADER_LEN],
+            1,
+            "{name} is not layout 1"
+        );
+        let mut f = AnyFilter::from_bytes(&b, &LoadOptions::new()).unwrap();
+        assert_eq!(f.len(), n);
+        assert!((0..n).all(|i| f.contains(format!("key-{i}").as_bytes())));
+        assert_eq!(absent_positives(&f, 20_000), positives, "{name}");
+        let again = AnyFilter::to_bytes(&f, &SaveOptions::default()).unwrap();
+        assert_eq!(
+            again[bloomlab::persist::HEADER_LEN],
+            2,
+            "{name} saved in layout 2"
+        );
+        let g = AnyFilter::from_bytes(&again, &LoadOptions::new()).unwrap();
+        assert_eq!(absent_positives(&g, 20_000), positives, "{name}");
+        f.as_removable().unwrap().remove(b"key-0").unwrap();
+        assert!(!f.contains(b"key-0") || positives.contains("key-0"));
+        assert_eq!(f.len(), n - 1);
+    }
+}

@@ -270,6 +270,31 @@ pub fn headline_ratios() -> Vec<Ratio> {
             ));
         }
     }
+    // The quotient filter against qfilter (issue 38 item 1): the same xxh3_64 of the 8 LE bytes,
+    // the same q and r (qfilter fed the hash as its fingerprint), n keys at 95% design load.
+    for op in ["insert", "query_hit", "query_miss"] {
+        v.push((
+            format!("{op}: bloomlab-quotient / qfilter (rank-select both; same hash, q and r)"),
+            (op, "bloomlab-quotient"),
+            (op, "qfilter"),
+            le(1.0),
+        ));
+    }
+    // Its sorted bulk build against one insert after another (the same keys, the same table):
+    // the target is a 5x speed-up.
+    v.push((
+        "NOISE WITNESS, build: bloomlab-quotient-bulk-witness / bloomlab-quotient-bulk (the same code: ideally 1.00)"
+            .into(),
+        ("build", "bloomlab-quotient-bulk-witness"),
+        ("build", "bloomlab-quotient-bulk"),
+        None,
+    ));
+    v.push((
+        "build: bloomlab-quotient-bulk / bloomlab-quotient-inserts (sorted bulk build vs one insert after another)".into(),
+        ("build", "bloomlab-quotient-bulk"),
+        ("build", "bloomlab-quotient-inserts"),
+        le(0.2),
+    ));
     // The dynamic path (AnyFilter through the registry, batched) against the monomorphic type.
     for op in ["dynamic_insert", "dynamic_query_hit", "dynamic_query_miss"] {
         for kind in DYNAMIC_KINDS {

@@ -155,6 +155,36 @@ impl<T, Q: Fn(&T, &[u64]) -> usize> Subject for Static<T, Q> {
     }
 }
 
+/// The quotient filter built from the whole key set (n keys, rate p, 8 LE bytes each, as
+/// bloomlab-quotient): by the sorted bulk build (`bulk`) or by one insert after another, so
+/// that a `build` ratio of the two is the bulk build's speed-up.
+fn quotient_build(name: &'static str, bulk: bool) -> Entry {
+    Entry {
+        name,
+        keys: "8 LE bytes",
+        dynamic: false,
+        role: Role::Bench,
+        build: Box::new(move |n, p, all| {
+            let mut f = QuotientFilter::with_rate(n, p).expect("quotient");
+            if bulk {
+                f.insert_all(all.iter().map(|k| k.to_le_bytes()))
+                    .expect("quotient bulk build");
+            } else {
+                for k in all {
+                    f.try_insert(&k.to_le_bytes()).expect("quotient insert");
+                }
+            }
+            Box::new(Static {
+                inner: f,
+                has: |f: &QuotientFilter, keys: &[u64]| {
+                    count(f, keys, |f, k| Filter::contains(f, &k.to_le_bytes()))
+                },
+                meta: lab_meta,
+            })
+        }),
+    }
+}
+
 /// A static implementation, built from the full key set.
 pub fn fixed<T, M, Q>(
     name: &'static str,
@@ -683,6 +713,9 @@ pub fn entries() -> Vec<Entry> {
         lab!("bloomlab-quotient", Both, |n, p| QuotientFilter::with_rate(
             n, p
         )),
+        quotient_build("bloomlab-quotient-bulk", true),
+        quotient_build("bloomlab-quotient-bulk-witness", true),
+        quotient_build("bloomlab-quotient-inserts", false),
         // ---- peers ----
         fastbloom_entry("fastbloom", "u64 via Hash (SipHash-1-3)", |n, p| {
             fastbloom::BloomFilter::with_false_pos(p)

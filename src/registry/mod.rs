@@ -163,14 +163,21 @@ impl AnyFilter {
             | FilterKind::Blocked
             | FilterKind::SplitBlock
             | FilterKind::Scalable
-            | FilterKind::Cuckoo
-            | FilterKind::Quotient => {
+            | FilterKind::Cuckoo => {
                 let mut f = Self::build_with(spec, hasher)?;
                 for k in keys {
                     f.try_insert(k.as_ref())?;
                 }
                 f
             }
+            // Sorted bulk construction: the same table as one insert after another.
+            FilterKind::Quotient => match Self::build_with(spec, hasher)? {
+                Self::Quotient(mut f) => {
+                    f.insert_all(keys)?;
+                    Self::Quotient(f)
+                }
+                other => other,
+            },
         })
     }
 

@@ -294,9 +294,9 @@ impl FilterSpec {
                 )?;
                 widths.fingerprint_bits = Some(r);
                 let slots = 1u64 << q;
-                let bits = slots * u64::from(r + theory::quotient::METADATA_BITS);
-                let words = 3 * slots.div_ceil(64) + (slots * u64::from(r)).div_ceil(64);
-                (Layout::Quotient { q, r }, bits, words * 8, 1, slots)
+                let bits = theory::quotient::table_bits(q, r);
+                let bytes = theory::quotient::table_bytes(q, r);
+                (Layout::Quotient { q, r }, bits, bytes, 1, slots)
             }
             FilterKind::Xor => {
                 theory::xor::check_keys(n)?;

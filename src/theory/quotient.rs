@@ -12,7 +12,7 @@
 //!
 //! ```text
 //! ε = 1 − (1 − 2^−(q+r))^n  ≈  1 − e^(−α/2^r)  ≤  α·2^−r  ≤  2^−r
-//! bits per item  = (r + 3)/α        (three metadata bits per slot)
+//! bits per item  = (r + 2.125)/α    (rank-select metadata: 136 bits per 64 slots)
 //! lower bound    = log2(1/ε)         (any filter with rate ε; Carter et al. 1978)
 //! ```
 //!
@@ -26,8 +26,38 @@
 
 use crate::error::{Error, Param, Result};
 
-/// Metadata bits per slot in the classic layout: is_occupied, is_continuation, is_shifted.
-pub const METADATA_BITS: u32 = 3;
+/// Metadata bits per slot in the classic layout (is_occupied, is_continuation, is_shifted;
+/// Bender et al. 2012), which files of layout version 1 hold.
+pub const CLASSIC_METADATA_BITS: u32 = 3;
+
+/// Metadata bits per block of 64 slots in the rank-select layout (Pandey et al. 2017, §3): an
+/// occupieds word, a runends word and an 8-bit offset, 2.125 bits a slot.
+pub const METADATA_BITS_PER_BLOCK: u64 = 136;
+
+/// Blocks of 64 slots for `2^q` slots (one, partly used, under 64 slots).
+#[must_use]
+pub fn blocks(q: u32) -> u64 {
+    ((1u64 << q) / 64).max(1)
+}
+
+/// Bits of a rank-select table of `2^q` slots with `r`-bit remainders: per block of 64 slots,
+/// 64 remainders and [`METADATA_BITS_PER_BLOCK`]. At `q ≥ 6` that is `(r + 2.125)·2^q`.
+///
+/// ```
+/// use bloomlab::theory::quotient::table_bits;
+/// assert_eq!(table_bits(20, 8), (1 << 20) * 81 / 8); // (8 + 2.125) bits a slot
+/// ```
+#[must_use]
+pub fn table_bits(q: u32, r: u32) -> u64 {
+    blocks(q) * (64 * u64::from(r) + METADATA_BITS_PER_BLOCK)
+}
+
+/// Bytes the table allocates: per block `2 + r` words and an offset byte, plus one zero word
+/// after the last block (a remainder is always read from two words).
+#[must_use]
+pub fn table_bytes(q: u32, r: u32) -> u64 {
+    blocks(q) * (8 * (2 + u64::from(r)) + 1) + 8
+}
 
 /// The load past which inserts are refused, unless the filter is given another.
 pub const DEFAULT_MAX_LOAD: f64 = 0.95;
@@ -117,10 +147,10 @@ pub fn fpr_exact(q: u32, r: u32, n: u64) -> f64 {
     -(n as f64 * (-per).ln_1p()).exp_m1()
 }
 
-/// Bits per stored item at load α: `(r + 3)/α`.
+/// Bits per stored item at load α in a table of 64 slots or more: `(r + 2.125)/α`.
 #[must_use]
 pub fn bits_per_key(r: u32, alpha: f64) -> f64 {
-    f64::from(r + METADATA_BITS) / alpha
+    (f64::from(r) + METADATA_BITS_PER_BLOCK as f64 / 64.0) / alpha
 }
 
 /// Bytes of a counting quotient filter (Pandey et al. 2017, §3–4) with `2^q` nominal slots and
@@ -128,7 +158,7 @@ pub fn bits_per_key(r: u32, alpha: f64) -> f64 {
 /// `FastFilter/fastfilter_cpp` `src/gqf.c` `qf_init` and `src/gqf_int.h` at commit
 /// `1ab293dc673f9d3086b24ba69a8819e27e1940da`): `2^q + 10·√(2^q)` slots rounded up to blocks of
 /// 64, each block an 8-bit offset, 64 occupieds bits, 64 runends bits and 64 remainders. That is
-/// `2.125 + r` bits per slot against this crate's `3 + r` ([`METADATA_BITS`]).
+/// `2.125 + r` bits per slot, as this crate's table ([`table_bits`]) but for the extra slots.
 ///
 /// ```
 /// use bloomlab::theory::quotient::cqf_bytes;
@@ -260,7 +290,7 @@ mod tests {
         assert!(check_max_load(f64::NAN).is_err());
         assert!(sizing(1000, None, 0, 0.95).is_err());
         assert_eq!(sizing(1000, None, 12, 0.95).unwrap(), (11, 12));
-        assert!((bits_per_key(8, 0.5) - 22.0).abs() < 1e-12);
+        assert!((bits_per_key(8, 0.5) - 20.25).abs() < 1e-12); // (8 + 2.125)/0.5
         assert!((lower_bound_bits(0.01) - 6.643_856).abs() < 1e-6);
     }
 }

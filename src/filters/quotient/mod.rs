@@ -1,5 +1,8 @@
 //! The quotient filter (Bender et al. 2012), with remove, merge and resize.
 
+mod bulk;
+mod legacy;
+mod select;
 mod table;
 #[cfg(test)]
 mod tests;
@@ -29,17 +32,13 @@ pub fn split_hash(h: u64, q: u32, r: u32) -> (u64, u64) {
 ///   fingerprint, whose top `q` bits (the quotient) name the item's canonical slot and whose low
 ///   `r` bits (the remainder) are stored. The table is a circle: a run that reaches the last
 ///   slot continues at slot 0.
-/// * **Layout: the classic three metadata bits** (occupied, continuation, shifted; see
-///   `table.rs`), not the counting quotient filter's rank-select blocks (Pandey et al. 2017).
-///   The classic layout's walks (back to a cluster's start, forward over runs) are a few
-///   lines each and easy to check invariant by invariant, which is what a filter whose
-///   remove, merge and resize must never lose an item needs first; rank-select finds a run in
-///   a constant number of word operations instead of a walk as long as the cluster (long near
-///   95% load: expected cluster length grows like `1/(1 − α)²`), which is why it wins on speed
-///   at high load (measured against `qfilter`, a rank-select implementation, in
-///   `results/quotient.md`). The bits are stored as three words (occupied, continuation,
-///   shifted) per 64 slots next to a separate packed array of remainders, so memory is exactly
-///   `(r + 3)·2^q` bits rounded to words.
+/// * **Layout: rank-select blocks** (Pandey, Bender, Johnson & Patro 2017, "A General-Purpose
+///   Counting Filter: Making Every Bit Count", SIGMOD, §3; see `table.rs`): per 64 slots an
+///   `occupieds` word, a `runends` word, an 8-bit offset and the 64 packed remainders, so a
+///   run is found by one popcount and one select instead of the classic layout's walk back to
+///   the cluster's start, and memory is `(r + 2.125)` bits a slot ([`model::table_bits`])
+///   against the classic `(r + 3)`. Files of the classic layout (version 1) still load
+///   ([`QuotientFilter::from_classic_parts`]).
 /// * **Remainders** of 1 to 32 bits (a remainder never spans more than two words), quotients
 ///   of 1 to 48 bits, `q + r ≤ 64`. Runs are kept sorted, so a table is a function of the
 ///   multiset of fingerprints it holds (merge and resize give bit for bit the table that
@@ -102,6 +101,15 @@ impl QuotientFilter<Xxh3> {
     }
 }
 
+/// A saved shape's checks (remainder and quotient widths, load limit), as the text of the error.
+fn check_saved_shape(q: u32, r: u32, max_load: f64) -> std::result::Result<(), String> {
+    model::check_remainder_bits(r)
+        .and_then(|_| model::check_quotient_bits(q, r))
+        .and_then(|_| model::check_max_load(max_load))
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
 /// The most items `2^q` slots take at load limit `a`: `⌊a·2^q⌋`, and one slot stays empty.
 fn max_items(q: u32, a: f64) -> u64 {
     let slots = 1u64 << q;
@@ -151,14 +159,59 @@ impl<H: ItemHasher> QuotientFilter<H> {
         })
     }
 
-    /// Rebuild from saved parts (see [`crate::persist`]): `meta` (three words per 64 slots:
-    /// occupied, continuation, shifted), `rems` (packed `r`-bit remainders), the shape and the
-    /// load limit. The table is checked invariant by invariant and the count of stored items
-    /// is the number of non-empty slots.
+    /// Rebuild from saved parts (see [`crate::persist`]): `blocks` (per 64 slots, `2 + r`
+    /// words: occupieds, runends, the packed remainders), `offsets` (one byte per block), the
+    /// shape and the load limit. The table is checked invariant by invariant and the count of
+    /// stored items is the number of used slots.
     ///
     /// # Errors
     /// [`Error::Corrupt`] naming what is wrong.
     pub fn from_parts(
+        mut blocks: Vec<u64>,
+        offsets: Vec<u8>,
+        q: u32,
+        r: u32,
+        max_load: f64,
+        hasher: H,
+    ) -> Result<Self> {
+        let corrupt = |what: String| Error::Corrupt(format!("quotient filter: {what}"));
+        check_saved_shape(q, r, max_load).map_err(corrupt)?;
+        let (dw, nb) = (table::data_words(q, r), table::blocks(q));
+        if blocks.len() as u64 != dw || offsets.len() as u64 != nb {
+            return Err(corrupt(format!(
+                "{} block words and {} offsets, but 2^{q} slots of {r} bits need {dw} and {nb}",
+                blocks.len(),
+                offsets.len()
+            )));
+        }
+        let slots = 1u64 << q;
+        if slots < 64 {
+            let past = u64::MAX << slots;
+            let rem_bits = slots * u64::from(r);
+            let rems_clean = blocks[2..].iter().enumerate().all(|(w, &v)| {
+                let from = (w as u64 * 64).max(rem_bits) - w as u64 * 64;
+                from >= 64 || v >> from == 0
+            });
+            if blocks[0] & past != 0 || blocks[1] & past != 0 || !rems_clean {
+                return Err(corrupt("bits set past the last slot".into()));
+            }
+        }
+        blocks
+            .try_reserve_exact(1)
+            .map_err(|_| Error::Allocation { bytes: 8 })?;
+        blocks.push(0);
+        let table = Table::from_words(blocks, offsets, q, r);
+        let len = table.scan(|_, _| ()).map_err(corrupt)?;
+        Ok(Self::assembled(table, q, r, len, max_load, hasher))
+    }
+
+    /// Rebuild from the parts of the classic three-bit layout (file layout version 1: per 64
+    /// slots occupied, continuation and shifted words, then the packed remainders), checked as
+    /// that layout's decoder did, and laid out again in this one.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] naming what is wrong; [`Error::Allocation`].
+    pub fn from_classic_parts(
         meta: Vec<u64>,
         rems: Vec<u64>,
         q: u32,
@@ -167,10 +220,8 @@ impl<H: ItemHasher> QuotientFilter<H> {
         hasher: H,
     ) -> Result<Self> {
         let corrupt = |what: String| Error::Corrupt(format!("quotient filter: {what}"));
-        model::check_remainder_bits(r).map_err(|e| corrupt(e.to_string()))?;
-        model::check_quotient_bits(q, r).map_err(|e| corrupt(e.to_string()))?;
-        model::check_max_load(max_load).map_err(|e| corrupt(e.to_string()))?;
-        let (mw, rw) = table::words(q, r);
+        check_saved_shape(q, r, max_load).map_err(corrupt)?;
+        let (mw, rw) = legacy::words(q, r);
         if meta.len() as u64 != mw || rems.len() as u64 != rw {
             return Err(corrupt(format!(
                 "{} metadata and {} remainder words, but 2^{q} slots of {r} bits need {mw} and {rw}",
@@ -186,9 +237,25 @@ impl<H: ItemHasher> QuotientFilter<H> {
         if !rem_bits.is_multiple_of(64) && rems.last().is_some_and(|w| w >> (rem_bits % 64) != 0) {
             return Err(corrupt("remainder bits set past the last slot".into()));
         }
-        let table = Table::from_words(meta, rems, q, r);
-        let len = table.scan(|_, _| ()).map_err(corrupt)?;
-        Ok(Self {
+        let old = legacy::Table::from_words(meta, rems, q, r);
+        old.scan(|_, _| ()).map_err(corrupt)?;
+        let fps = old.fingerprints();
+        drop(old);
+        let mut table = Table::new(q, r)?;
+        table.place_sorted(&fps);
+        Ok(Self::assembled(
+            table,
+            q,
+            r,
+            fps.len() as u64,
+            max_load,
+            hasher,
+        ))
+    }
+
+    /// A filter around a checked table holding `len` items.
+    fn assembled(table: Table, q: u32, r: u32, len: u64, max_load: f64, hasher: H) -> Self {
+        Self {
             table,
             q,
             r,
@@ -196,7 +263,7 @@ impl<H: ItemHasher> QuotientFilter<H> {
             max_load,
             max_items: max_items(q, max_load),
             hasher,
-        })
+        }
     }
 
     /// The hash function.
@@ -259,16 +326,17 @@ impl<H: ItemHasher> QuotientFilter<H> {
         Ok(())
     }
 
-    /// The metadata words: per 64 slots, occupied, continuation, shifted (for savers).
+    /// The block words: per 64 slots, occupieds, runends and `r` words of packed remainders
+    /// (for savers).
     #[must_use]
-    pub fn meta_words(&self) -> &[u64] {
-        &self.table.meta
+    pub fn block_words(&self) -> &[u64] {
+        &self.table.data[..self.table.data.len() - 1]
     }
 
-    /// The packed remainders: slot `i` at bits `i·r ..` (for savers).
+    /// The offsets: one byte per block of 64 slots, saturated at 255 (for savers).
     #[must_use]
-    pub fn remainder_words(&self) -> &[u64] {
-        &self.table.rems
+    pub fn offset_bytes(&self) -> &[u8] {
+        &self.table.offs
     }
 
     /// Every stored fingerprint (`q + r` bits), ascending, repeats kept.
@@ -388,11 +456,22 @@ impl<H: ItemHasher> QuotientView<'_, H> {
         self.0.split(item)
     }
 
-    /// Slot `i`'s occupied, continuation and shifted bits and its remainder.
+    /// Slot `i`'s three classic metadata bits — occupied, continuation (it holds a remainder
+    /// of the same run as the slot before), shifted (it holds a remainder of another quotient)
+    /// — and its remainder. The table stores occupieds and runends (2.125 bits a slot); the
+    /// other two are derived by a walk over the whole table, which is what the diagrams of
+    /// small tables draw (each call walks every slot).
     #[must_use]
     pub fn slot(&self, i: u64) -> ([bool; 3], u64) {
         let t = &self.0.table;
-        ([t.occupied(i), t.continuation(i), t.shifted(i)], t.rem(i))
+        let owners = t.owners();
+        let n = t.slots();
+        let i = i & (n - 1);
+        let here = owners[i as usize];
+        let before = owners[((i + n - 1) & (n - 1)) as usize];
+        let cont = here.is_some() && before == here && !t.runend(i + n - 1);
+        let shifted = here.is_some_and(|x| x != i);
+        ([t.occupied(i), cont, shifted], t.rem(i))
     }
 }
 
@@ -421,13 +500,14 @@ impl<H: ItemHasher> Filter for QuotientFilter<H> {
         self.len
     }
 
-    /// Slots × (remainder bits + 3).
+    /// Blocks × (64 remainders + 136 metadata bits): `r + 2.125` bits a slot
+    /// ([`model::table_bits`]).
     fn bits(&self) -> u64 {
-        self.slots() * u64::from(self.r + model::METADATA_BITS)
+        model::table_bits(self.q, self.r)
     }
 
     fn bytes(&self) -> usize {
-        (self.table.meta.capacity() + self.table.rems.capacity()) * 8
+        self.table.data.capacity() * 8 + self.table.offs.capacity()
     }
 
     /// One hash, one canonical slot.

@@ -1,416 +1,652 @@
-//! The slot table of a quotient filter: `2^q` slots in a circle, each with three metadata bits
-//! and an `r`-bit remainder, and the run and cluster operations on it.
+//! The rank-select table of a quotient filter (Pandey, Bender, Johnson & Patro 2017, "A
+//! General-Purpose Counting Filter: Making Every Bit Count", SIGMOD, §3).
 //!
-//! Terms (Bender et al. 2012): the *run* of quotient `x` is the consecutive slots holding the
-//! remainders whose quotient is `x`, kept in ascending order; runs appear in quotient order; a
-//! *cluster* is a maximal sequence of non-empty slots, and it starts with a remainder in its
-//! canonical slot. Per slot:
+//! `N = 2^q` slots in blocks of 64. Per block: an `occupieds` word (bit `i`: quotient
+//! `64b + i` has a run), a `runends` word (bit `i`: slot `64b + i` ends a run), 64 packed `r`-bit
+//! remainders and an 8-bit *offset*: how many slots from the block's first slot on are taken
+//! by runs of quotients before it (255 means "255 or more", computed from an earlier block when
+//! needed). Runs are stored in quotient order, each sorted, every run at or after its quotient;
+//! the table is a circle (a run reaching slot `N − 1` goes on at slot 0).
 //!
-//! * `occupied`: some stored item has this slot as its quotient (describes the slot's *index*,
-//!   not its contents);
-//! * `continuation`: the remainder here belongs to the same run as the one in the slot before;
-//! * `shifted`: the remainder here is not in its canonical slot.
+//! **Finding a run** (`run_end`): the run of quotient `x` is the `d`-th run whose quotient lies
+//! in `x`'s block at or before `x` (`d` = a popcount of `occupieds`), so it ends at the `d`-th
+//! set `runends` bit from the block's offset on — one rank and one select, instead of the
+//! classic layout's walk back to the cluster's start. Positions are *unwrapped*: a run end is
+//! reported as a number `≥ x` that may pass `N` (callers reduce it modulo `N`).
 //!
-//! A slot is empty exactly when all three are 0 (an occupied slot always holds something: its
-//! run's head or an earlier run shifted onto it). The table is never full (one slot at least
-//! stays empty), which is what bounds every backward and forward walk.
+//! Tables of fewer than 64 slots (q < 6) keep one partly used block and find runs by a walk
+//! ([`Table::scan`]); they exist for the diagrams and tests, where a run wraps after a few slots.
+//!
+//! Space: per 64 slots, `2·64 + 8` metadata bits: 2.125 bits a slot (against 3 in the classic
+//! layout, see `legacy.rs`), plus the remainders.
 
+use super::select;
 use crate::bits::try_zeroed;
 use crate::error::{Error, Result};
 use std::collections::VecDeque;
 
-const OCC: usize = 0;
-const CONT: usize = 1;
-const SHF: usize = 2;
+/// Saturated offset: the real offset is this or more.
+const SAT: u8 = u8::MAX;
 
-/// Slots, metadata words and packed remainders.
+/// Slots, blocks and the offsets.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Table {
-    /// Per block of 64 slots, three words: occupied, continuation, shifted.
-    pub(super) meta: Vec<u64>,
-    /// Remainder of slot `i` at bits `i·r ..` (little-endian words).
-    pub(super) rems: Vec<u64>,
-    /// Slots − 1.
-    mask: u64,
+    /// Per block, `2 + r` words: occupieds, runends, then the remainders (slot `64b + i` at
+    /// bits `i·r ..` of the block's remainder words); one zero word after the last block, so a
+    /// remainder is always read from two words without a bounds case.
+    pub(super) data: Vec<u64>,
+    /// Per block, its offset (saturated at 255).
+    pub(super) offs: Vec<u8>,
+    /// Slots, `2^q`.
+    n: u64,
     r: u32,
+    /// Words per block, `2 + r`.
+    stride: usize,
+    /// Blocks − 1 (blocks are a power of two).
+    bmask: u64,
+    /// Whether select may use BMI2's `pdep` (not part of the table's value).
+    bmi2: Bmi2,
 }
 
-/// Words of metadata and of remainders for `2^q` slots of `r` bits.
-pub(super) fn words(q: u32, r: u32) -> (u64, u64) {
-    let slots = 1u64 << q;
-    (3 * slots.div_ceil(64), (slots * u64::from(r)).div_ceil(64))
+/// Whether this CPU has BMI2: equal for every table (so it never makes two tables differ).
+#[derive(Debug, Clone, Copy)]
+struct Bmi2(bool);
+
+impl PartialEq for Bmi2 {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+impl Eq for Bmi2 {}
+
+/// [`Table::contains`] as a [`select::Op`].
+struct Contains<'a>(&'a Table, u64, u64);
+
+impl select::Op for Contains<'_> {
+    type Out = bool;
+    #[inline(always)]
+    fn run(self, pdep: bool) -> bool {
+        self.0.contains_k(self.1, self.2, pdep)
+    }
+}
+
+/// [`Table::insert`] as a [`select::Op`].
+struct Insert<'a>(&'a mut Table, u64, u64);
+
+impl select::Op for Insert<'_> {
+    type Out = ();
+    #[inline(always)]
+    fn run(self, pdep: bool) {
+        self.0.insert_k(self.1, self.2, pdep);
+    }
+}
+
+/// [`Table::remove`] as a [`select::Op`].
+struct Remove<'a>(&'a mut Table, u64, u64);
+
+impl select::Op for Remove<'_> {
+    type Out = bool;
+    #[inline(always)]
+    fn run(self, pdep: bool) -> bool {
+        self.0.remove_k(self.1, self.2, pdep)
+    }
+}
+
+/// Blocks of 64 slots for `2^q` slots (one, partly used, below 64).
+pub(super) fn blocks(q: u32) -> u64 {
+    ((1u64 << q) / 64).max(1)
+}
+
+/// Words of block data (without the padding word) for `2^q` slots of `r` bits.
+pub(super) fn data_words(q: u32, r: u32) -> u64 {
+    blocks(q) * (2 + u64::from(r))
+}
+
+#[inline(always)]
+fn below_incl(i: u64) -> u64 {
+    u64::MAX >> (63 - i)
 }
 
 impl Table {
     pub(super) fn new(q: u32, r: u32) -> Result<Self> {
-        let (m, w) = words(q, r);
+        let w = data_words(q, r) + 1;
         let too_big = |x: u64| Error::Allocation {
             bytes: u128::from(x) * 8,
         };
-        let meta = try_zeroed(usize::try_from(m).map_err(|_| too_big(m))?)?;
-        let rems = try_zeroed(usize::try_from(w).map_err(|_| too_big(w))?)?;
-        Ok(Self::from_words(meta, rems, q, r))
+        let data = try_zeroed(usize::try_from(w).map_err(|_| too_big(w))?)?;
+        let b = blocks(q);
+        let offs = try_zeroed(usize::try_from(b).map_err(|_| too_big(b))?)?;
+        Ok(Self::from_words(data, offs, q, r))
     }
 
-    /// Wrap words of the right lengths (checked by the caller).
-    pub(super) fn from_words(meta: Vec<u64>, rems: Vec<u64>, q: u32, r: u32) -> Self {
+    /// Wrap block words (with the padding word) and offsets of the right lengths (checked by
+    /// the caller).
+    pub(super) fn from_words(data: Vec<u64>, offs: Vec<u8>, q: u32, r: u32) -> Self {
         Self {
-            meta,
-            rems,
-            mask: (1u64 << q) - 1,
+            data,
+            offs,
+            n: 1u64 << q,
             r,
+            stride: 2 + r as usize,
+            bmask: blocks(q) - 1,
+            bmi2: Bmi2(select::bmi2_available()),
         }
     }
 
     pub(super) fn slots(&self) -> u64 {
-        self.mask + 1
+        self.n
     }
 
-    #[inline]
-    fn bit(&self, which: usize, i: u64) -> bool {
-        (self.meta[3 * (i >> 6) as usize + which] >> (i & 63)) & 1 == 1
+    /// This table with the portable select and popcount (no BMI2), whatever the CPU has.
+    #[cfg(test)]
+    pub(super) fn portable(mut self) -> Self {
+        self.bmi2 = Bmi2(false);
+        self
     }
 
-    #[inline]
-    fn put_bit(&mut self, which: usize, i: u64, v: bool) {
-        let w = &mut self.meta[3 * (i >> 6) as usize + which];
-        let b = 1u64 << (i & 63);
+    /// Whether this table's operations run the BMI2 code.
+    #[cfg(test)]
+    pub(super) fn uses_bmi2(&self) -> bool {
+        self.bmi2.0
+    }
+
+    /// Whether this table finds runs by rank and select (64 slots or more).
+    #[inline(always)]
+    fn ranked(&self) -> bool {
+        self.n >= 64
+    }
+
+    #[inline(always)]
+    fn wrap(&self, i: u64) -> u64 {
+        i & (self.n - 1)
+    }
+
+    #[inline(always)]
+    fn base(&self, b: u64) -> usize {
+        (b & self.bmask) as usize * self.stride
+    }
+
+    #[inline(always)]
+    fn occ_word(&self, b: u64) -> u64 {
+        self.data[self.base(b)]
+    }
+
+    #[inline(always)]
+    fn end_word(&self, b: u64) -> u64 {
+        self.data[self.base(b) + 1]
+    }
+
+    #[inline(always)]
+    pub(super) fn occupied(&self, x: u64) -> bool {
+        let x = self.wrap(x);
+        (self.occ_word(x >> 6) >> (x & 63)) & 1 == 1
+    }
+
+    #[inline(always)]
+    pub(super) fn runend(&self, i: u64) -> bool {
+        let i = self.wrap(i);
+        (self.end_word(i >> 6) >> (i & 63)) & 1 == 1
+    }
+
+    #[inline(always)]
+    fn put(&mut self, word: usize, i: u64, v: bool) {
+        let i = self.wrap(i);
+        let at = self.base(i >> 6) + word;
+        let w = &mut self.data[at];
+        let bit = 1u64 << (i & 63);
         if v {
-            *w |= b;
+            *w |= bit;
         } else {
-            *w &= !b;
+            *w &= !bit;
         }
     }
 
-    #[inline]
-    pub(super) fn occupied(&self, i: u64) -> bool {
-        self.bit(OCC, i)
+    #[inline(always)]
+    fn set_occupied(&mut self, x: u64, v: bool) {
+        self.put(0, x, v);
     }
 
-    #[inline]
-    pub(super) fn continuation(&self, i: u64) -> bool {
-        self.bit(CONT, i)
+    #[inline(always)]
+    fn set_runend(&mut self, i: u64, v: bool) {
+        self.put(1, i, v);
     }
 
-    #[inline]
-    pub(super) fn shifted(&self, i: u64) -> bool {
-        self.bit(SHF, i)
-    }
-
-    #[inline]
-    fn is_empty_slot(&self, i: u64) -> bool {
-        let w = 3 * (i >> 6) as usize;
-        let m = self.meta[w] | self.meta[w + 1] | self.meta[w + 2];
-        (m >> (i & 63)) & 1 == 0
-    }
-
-    #[inline]
-    fn next(&self, i: u64) -> u64 {
-        (i + 1) & self.mask
-    }
-
-    #[inline]
-    fn prev(&self, i: u64) -> u64 {
-        i.wrapping_sub(1) & self.mask
-    }
-
-    #[inline]
+    #[inline(always)]
     pub(super) fn rem(&self, i: u64) -> u64 {
-        let r = self.r;
-        let off = i * u64::from(r);
-        let w = (off >> 6) as usize;
-        let sh = (off & 63) as u32;
-        let mut v = self.rems[w] >> sh;
-        if sh + r > 64 {
-            v |= self.rems[w + 1] << (64 - sh);
-        }
-        v & ((1u64 << r) - 1)
+        let i = self.wrap(i);
+        let bit = (i & 63) * u64::from(self.r);
+        let w = self.base(i >> 6) + 2 + (bit >> 6) as usize;
+        let two = u128::from(self.data[w]) | (u128::from(self.data[w + 1]) << 64);
+        ((two >> (bit & 63)) as u64) & ((1u64 << self.r) - 1)
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn set_rem(&mut self, i: u64, v: u64) {
-        let r = self.r;
-        let full = (1u64 << r) - 1;
-        let off = i * u64::from(r);
-        let w = (off >> 6) as usize;
-        let sh = (off & 63) as u32;
-        self.rems[w] = (self.rems[w] & !(full << sh)) | (v << sh);
-        if sh + r > 64 {
-            let hi = (1u64 << (sh + r - 64)) - 1;
-            self.rems[w + 1] = (self.rems[w + 1] & !hi) | (v >> (64 - sh));
+        let i = self.wrap(i);
+        let bit = (i & 63) * u64::from(self.r);
+        let w = self.base(i >> 6) + 2 + (bit >> 6) as usize;
+        let sh = bit & 63;
+        let mask = ((1u128 << self.r) - 1) << sh;
+        let two = u128::from(self.data[w]) | (u128::from(self.data[w + 1]) << 64);
+        let two = (two & !mask) | (u128::from(v) << sh);
+        self.data[w] = two as u64;
+        if sh + u64::from(self.r) > 64 {
+            self.data[w + 1] = (two >> 64) as u64;
         }
     }
 
-    /// Write a slot's contents (its `occupied` bit, which belongs to the index, is kept).
-    #[inline]
-    fn write(&mut self, i: u64, rem: u64, cont: bool, shf: bool) {
-        self.set_rem(i, rem);
-        self.put_bit(CONT, i, cont);
-        self.put_bit(SHF, i, shf);
+    /// Write remainder `v` into slot `i`, which holds 0 (the bulk layout into a zeroed table).
+    #[inline(always)]
+    fn or_rem(&mut self, i: u64, v: u64) {
+        let i = self.wrap(i);
+        let bit = (i & 63) * u64::from(self.r);
+        let w = self.base(i >> 6) + 2 + (bit >> 6) as usize;
+        let sh = bit & 63;
+        self.data[w] |= v << sh;
+        if sh + u64::from(self.r) > 64 {
+            self.data[w + 1] |= v >> (64 - sh);
+        }
     }
 
-    /// The first slot of the run of quotient `fq` (which must be occupied), or the slot where
-    /// that run would begin. Tables of 64 slots or more use whole words
-    /// ([`Table::run_start_words`]); smaller ones walk slot by slot.
-    #[inline]
-    fn run_start(&self, fq: u64) -> u64 {
-        if self.mask >= 63 {
-            self.run_start_words(fq)
+    /// Block `b`'s offset, computed from an earlier block when its byte is saturated.
+    #[inline(always)]
+    fn offset(&self, b: u64) -> u64 {
+        let o = self.offs[(b & self.bmask) as usize];
+        if o == SAT {
+            self.offset_slow(b & self.bmask)
         } else {
-            self.run_start_slots(fq)
+            u64::from(o)
         }
     }
 
-    /// [`Table::run_start`] a word at a time: the cluster's start `b` is the last slot at or
-    /// before `fq` that is not shifted; the runs between `b` and `fq` belong to the `k`
-    /// occupied quotients in `[b, fq)`, and every slot of a cluster that is not a continuation
-    /// starts a run, so `fq`'s run starts at the `k`-th (from 0) non-continuation slot from `b`
-    /// (the slot after the cluster when `fq`'s run is new). The table's words hold whole
-    /// blocks of 64 slots here, so wrapping at the end is wrapping at a word boundary.
-    pub(super) fn run_start_words(&self, fq: u64) -> u64 {
-        let words = self.meta.len() / 3;
-        let word = |which: usize, w: usize| self.meta[3 * w + which];
-        // 1. Back to the last unshifted slot at or before fq.
-        let (mut w, bit) = ((fq >> 6) as usize, fq & 63);
-        let keep = if bit == 63 {
-            u64::MAX
+    /// A saturated offset: back to the nearest block whose predecessor's byte is exact (one
+    /// exists: the block holding an empty slot has an offset below 64), then forward one
+    /// block at a time, each offset from the previous block's last run end.
+    #[cold]
+    fn offset_slow(&self, b: u64) -> u64 {
+        let m = self.bmask;
+        let mut c = b;
+        while self.offs[(c.wrapping_sub(1) & m) as usize] == SAT {
+            c = c.wrapping_sub(1) & m;
+        }
+        let p = c.wrapping_sub(1) & m;
+        let mut off =
+            self.run_end_with(p, 63, u64::from(self.offs[p as usize]), false) + 1 - 64 * (p + 1);
+        while c != b {
+            off = self.run_end_with(c, 63, off, false) + 1 - 64 * (c + 1);
+            c = (c + 1) & m;
+        }
+        off
+    }
+
+    /// The end (unwrapped, `≥ x`) of the run of the last occupied quotient at or before `x`
+    /// in its cluster, or `x` when no run reaches `x`. For an occupied `x` that is its own
+    /// run's last slot; for any `x`, the slot after it is where a new run of quotient `x + 1`
+    /// would begin.
+    #[cfg(test)]
+    pub(super) fn run_end(&self, x: u64) -> u64 {
+        self.run_end_k(x, false)
+    }
+
+    /// [`Table::run_end`], selecting with `pdep` when `pdep` ([`select::select`]).
+    #[inline(always)]
+    fn run_end_k(&self, x: u64, pdep: bool) -> u64 {
+        if self.ranked() {
+            let b = x >> 6;
+            self.run_end_with(b, x & 63, self.offset(b), pdep)
         } else {
-            (1u64 << (bit + 1)) - 1
-        };
-        let mut z = !word(SHF, w) & keep;
-        while z == 0 {
-            w = if w == 0 { words - 1 } else { w - 1 };
-            z = !word(SHF, w);
+            self.run_end_walk(x)
         }
-        let b = (w as u64) * 64 + 63 - u64::from(z.leading_zeros());
-        // 2. Occupied quotients in [b, fq), circularly.
-        let mut k = 0u64;
-        let (mut x, end) = (b, fq);
-        while x != end {
-            let (xw, xb) = ((x >> 6) as usize, x & 63);
-            let same_word = (end >> 6) as usize == xw && end >= x;
-            let hi = if same_word { end & 63 } else { 64 };
-            let m = (u64::MAX >> (64 - (hi - xb))) << xb;
-            k += u64::from((word(OCC, xw) & m).count_ones());
-            x = if same_word {
-                end
-            } else {
-                ((xw as u64 + 1) * 64) & self.mask
-            };
+    }
+
+    /// [`Table::run_end`] of slot `64b + i` given block `b`'s offset.
+    #[inline(always)]
+    fn run_end_with(&self, b: u64, i: u64, off: u64, pdep: bool) -> u64 {
+        let x = b * 64 + i;
+        let d = (self.occ_word(b) & below_incl(i)).count_ones();
+        if d == 0 {
+            return if off <= i { x } else { b * 64 + off - 1 };
         }
-        // 3. The k-th non-continuation slot from b.
-        let (mut w, mut from) = ((b >> 6) as usize, b & 63);
+        let (mut blk, mut skip, mut k) = (b + off / 64, off & 63, d - 1);
         loop {
-            let mut z = !word(CONT, w) & (u64::MAX << from);
-            let c = u64::from(z.count_ones());
-            if c > k {
-                for _ in 0..k {
-                    z &= z - 1;
-                }
-                return (w as u64) * 64 + u64::from(z.trailing_zeros());
+            let w = self.end_word(blk) & (u64::MAX << skip);
+            let c = w.count_ones();
+            if k < c {
+                return (blk * 64 + u64::from(select::select(w, k, pdep))).max(x);
             }
             k -= c;
-            w = if w + 1 == words { 0 } else { w + 1 };
-            from = 0;
+            blk += 1;
+            skip = 0;
         }
     }
 
-    /// [`Table::run_start`] slot by slot: walk back to the cluster's start, then forward one
-    /// run per occupied quotient until `fq`.
-    pub(super) fn run_start_slots(&self, fq: u64) -> u64 {
-        let mut b = fq;
-        while self.shifted(b) {
-            b = self.prev(b);
+    /// The first empty slot at or after `j` (unwrapped). Each step jumps by a count of runs
+    /// that must still end at or after the slot looked at, a lower bound on the distance.
+    #[inline(always)]
+    pub(super) fn first_empty(&self, mut j: u64) -> u64 {
+        if !self.ranked() {
+            return self.first_empty_walk(j);
         }
-        let mut s = b;
-        while b != fq {
-            loop {
-                s = self.next(s);
-                if !self.continuation(s) {
-                    break;
-                }
+        loop {
+            let (b, i) = (j >> 6, j & 63);
+            let off = self.offset(b);
+            let occ = u64::from((self.occ_word(b) & below_incl(i)).count_ones());
+            let jump = if off > i {
+                off + occ - i
+            } else {
+                let ends = self.end_word(b) & below_incl(i) & !(below_incl(off) >> 1);
+                let ends = ends & !(1u64 << i);
+                occ - u64::from(ends.count_ones())
+            };
+            if jump == 0 {
+                return j;
             }
-            loop {
-                b = self.next(b);
-                if self.occupied(b) {
-                    break;
-                }
-            }
+            j += jump;
         }
-        s
     }
 
-    /// Whether remainder `fr` is in the run of `fq`.
+    /// Whether remainder `fr` is in the run of `fq`: back from the run's end over remainders
+    /// in descending order.
     #[inline]
     pub(super) fn contains(&self, fq: u64, fr: u64) -> bool {
+        select::dispatch(self.bmi2.0, Contains(self, fq, fr))
+    }
+
+    #[inline(always)]
+    fn contains_k(&self, fq: u64, fr: u64, pdep: bool) -> bool {
         if !self.occupied(fq) {
             return false;
         }
-        let mut i = self.run_start(fq);
+        let mut i = self.run_end_k(fq, pdep);
         loop {
             let v = self.rem(i);
-            if v >= fr {
+            if v <= fr {
                 return v == fr;
             }
-            i = self.next(i);
-            if !self.continuation(i) {
+            if i == fq || self.runend(i - 1) {
                 return false;
             }
+            i -= 1;
         }
     }
 
-    /// Insert remainder `fr` into the run of `fq` at its sorted place, shifting what follows
-    /// up to the next empty slot one slot forward. The caller keeps one slot empty.
-    pub(super) fn insert(&mut self, fq: u64, fr: u64) {
-        if self.is_empty_slot(fq) {
-            self.put_bit(OCC, fq, true);
-            self.write(fq, fr, false, false);
+    /// Add `1` (or take `1`, `up = false`) to the offsets of the blocks whose first slot lies
+    /// in `(from, to]` (unwrapped); taking from a saturated one is redone once the rest is.
+    fn adjust_offsets(&mut self, from: u64, to: u64, up: bool) {
+        if !self.ranked() {
             return;
         }
-        let was_occupied = self.occupied(fq);
-        self.put_bit(OCC, fq, true);
-        let s = self.run_start(fq);
-        let mut pos = s;
-        if was_occupied {
+        let mut redo = Vec::new();
+        for blk in (from >> 6) + 1..=(to >> 6) {
+            let k = (blk & self.bmask) as usize;
+            let o = self.offs[k];
+            if up {
+                self.offs[k] = o.saturating_add(1);
+            } else if o == SAT {
+                redo.push(blk);
+            } else {
+                self.offs[k] = o - 1;
+            }
+        }
+        for blk in redo {
+            let v = self.offset_slow(blk & self.bmask);
+            self.offs[(blk & self.bmask) as usize] = v.min(u64::from(SAT)) as u8;
+        }
+    }
+
+    /// Insert remainder `fr` into the run of `fq` at its sorted place, shifting what follows up
+    /// to the next empty slot one slot on. The caller keeps one slot empty.
+    pub(super) fn insert(&mut self, fq: u64, fr: u64) {
+        select::dispatch(self.bmi2.0, Insert(self, fq, fr));
+    }
+
+    #[inline(always)]
+    fn insert_k(&mut self, fq: u64, fr: u64, pdep: bool) {
+        let was = self.occupied(fq);
+        // Unoccupied: the new run goes at the first empty slot from fq on (every slot from fq
+        // to the run end before it is taken).
+        let free = if was {
+            None
+        } else {
+            Some(self.first_empty(fq))
+        };
+        if free == Some(fq) {
+            self.set_occupied(fq, true);
+            self.set_runend(fq, true);
+            self.set_rem(fq, fr);
+            return;
+        }
+        let e = self.run_end_k(fq, pdep);
+        let mut pos = e + 1;
+        if was {
+            let mut i = e;
             loop {
-                if self.rem(pos) >= fr {
+                if self.rem(i) <= fr {
                     break;
                 }
-                pos = self.next(pos);
-                if !self.continuation(pos) {
+                pos = i;
+                if i == fq || self.runend(i - 1) {
                     break;
                 }
+                i -= 1;
             }
         }
-        // The new remainder heads its run when it goes first; the old head then continues it.
-        let new_head = pos == s;
-        let (mut rem, mut cont, mut shf) = (fr, !new_head, pos != fq);
-        let mut demote = was_occupied && new_head;
-        let mut i = pos;
-        loop {
-            if self.is_empty_slot(i) {
-                self.write(i, rem, cont, shf);
-                return;
-            }
-            let (r0, c0) = (self.rem(i), self.continuation(i));
-            self.write(i, rem, cont, shf);
-            (rem, cont, shf) = (r0, c0 || demote, true);
-            demote = false;
-            i = self.next(i);
+        let empty = free.unwrap_or_else(|| self.first_empty(pos));
+        self.shift_up(pos, empty);
+        self.set_rem(pos, fr);
+        let ends = pos == e + 1;
+        if was && ends {
+            self.set_runend(e, false);
         }
+        self.set_runend(pos, ends);
+        self.set_occupied(fq, true);
+        self.adjust_offsets(fq, empty, true);
     }
 
     /// Remove one copy of remainder `fr` from the run of `fq`; `false` (nothing changed) when
     /// the run does not hold it.
     pub(super) fn remove(&mut self, fq: u64, fr: u64) -> bool {
+        select::dispatch(self.bmi2.0, Remove(self, fq, fr))
+    }
+
+    #[inline(always)]
+    fn remove_k(&mut self, fq: u64, fr: u64, pdep: bool) -> bool {
         if !self.occupied(fq) {
             return false;
         }
-        let s = self.run_start(fq);
-        let mut i = s;
-        loop {
+        let e = self.run_end_k(fq, pdep);
+        let mut i = e;
+        let found = loop {
             let v = self.rem(i);
             if v == fr {
+                break i;
+            }
+            if v < fr || i == fq || self.runend(i - 1) {
+                return false;
+            }
+            i -= 1;
+        };
+        let alone = found == e && (found == fq || self.runend(found - 1));
+        // The last slot to move back: follow run ends until one has no run after it that
+        // began before it (every slot in between holds a shifted remainder).
+        let mut h = e;
+        loop {
+            let base = h - self.wrap(h);
+            let next = base + self.run_end_k(self.wrap(h), pdep);
+            if next == h {
                 break;
             }
-            if v > fr {
-                return false;
-            }
-            i = self.next(i);
-            if !self.continuation(i) {
-                return false;
-            }
+            h = next;
         }
-        let was_head = i == s;
-        if was_head && !self.continuation(self.next(i)) {
-            // The run's only remainder: the quotient is no longer occupied.
-            self.put_bit(OCC, fq, false);
+        if alone {
+            self.set_occupied(fq, false);
+        } else if found == e {
+            self.set_runend(e - 1, true);
         }
-        // Pull the rest of the cluster back one slot, as far as it is shifted; a run head
-        // that reaches its canonical slot is no longer shifted.
-        let mut hole = i;
-        let mut quot = fq;
-        let mut first = true;
-        loop {
-            let n = self.next(hole);
-            if self.is_empty_slot(n) || !self.shifted(n) {
-                self.write(hole, 0, false, false);
-                return true;
-            }
-            let (rn, cn) = (self.rem(n), self.continuation(n));
-            let cont = if cn {
-                // The removed head's successor heads the run now.
-                !(first && was_head)
-            } else {
-                loop {
-                    quot = self.next(quot);
-                    if self.occupied(quot) {
-                        break;
-                    }
-                }
-                false
-            };
-            let shf = cont || hole != quot;
-            self.write(hole, rn, cont, shf);
-            hole = n;
-            first = false;
+        self.shift_down(found, h);
+        self.adjust_offsets(fq, h, false);
+        true
+    }
+
+    /// Move slots `[from, to)` (unwrapped) one slot on, to `[from + 1, to]`.
+    fn shift_up(&mut self, from: u64, to: u64) {
+        let mut j = to;
+        while j > from {
+            let (v, e) = (self.rem(j - 1), self.runend(j - 1));
+            self.set_rem(j, v);
+            self.set_runend(j, e);
+            j -= 1;
         }
     }
 
-    /// Every stored `(quotient, remainder)` in table order from just after an empty slot,
-    /// checking every invariant on the way (the decoder's check, and the walk
-    /// [`Table::fingerprints`] uses). Returns the number of stored remainders.
+    /// Move slots `(from, to]` (unwrapped) one slot back, to `[from, to)`, and empty `to`.
+    fn shift_down(&mut self, from: u64, to: u64) {
+        for j in from..to {
+            let (v, e) = (self.rem(j + 1), self.runend(j + 1));
+            self.set_rem(j, v);
+            self.set_runend(j, e);
+        }
+        self.set_rem(to, 0);
+        self.set_runend(to, false);
+    }
+
+    /// Slot by slot from just after an empty slot (the cluster boundary where the running
+    /// count of occupieds minus runends is least): visit `(slot, its run's quotient)` for every
+    /// used slot, in table order, checking every invariant on the way (the decoder's check:
+    /// runs owned by occupied quotients in order, sorted, empty slots zero, an empty slot at
+    /// least, every offset exact). Returns the number of stored remainders.
     pub(super) fn scan(&self, mut visit: impl FnMut(u64, u64)) -> std::result::Result<u64, String> {
-        let n = self.slots();
-        let Some(e) = (0..n).find(|&i| self.is_empty_slot(i)) else {
-            return Err("no empty slot (a quotient filter always keeps one)".into());
-        };
+        let n = self.n;
+        let (mut sum, mut least, mut at) = (0i64, i64::MAX, 0u64);
+        for j in 0..n {
+            sum += i64::from(self.occupied(j)) - i64::from(self.runend(j));
+            if sum < least {
+                (least, at) = (sum, j);
+            }
+        }
+        if sum != 0 {
+            return Err(format!(
+                "{} occupied quotients but {} run ends",
+                (0..n).filter(|&j| self.occupied(j)).count(),
+                (0..n).filter(|&j| self.runend(j)).count()
+            ));
+        }
+        let a = self.wrap(at + 1);
+        // Walk positions from a: quotient x is at t = (x − a) mod n.
+        let t_of = |x: u64| self.wrap(x.wrapping_sub(a));
         let mut pending: VecDeque<u64> = VecDeque::new();
-        let mut quot: Option<u64> = None;
-        let mut last = 0u64;
-        let mut count = 0u64;
-        for t in 1..=n {
-            let j = (e + t) & self.mask;
+        // Offsets still being counted: (block, walk position of its first slot, count).
+        let mut open: VecDeque<(u64, u64, u64)> = VecDeque::new();
+        let mut want = vec![0u64; self.offs.len()];
+        let (mut count, mut empties) = (0u64, 0u64);
+        // The previous used slot's run quotient and remainder (runs must be sorted).
+        let mut prev: Option<(u64, u64)> = None;
+        for t in 0..n {
+            let j = self.wrap(a + t);
+            if self.ranked() && j & 63 == 0 {
+                open.push_back((j >> 6, t, 0));
+            }
             if self.occupied(j) {
                 pending.push_back(j);
             }
             let rem = self.rem(j);
-            if self.is_empty_slot(j) {
-                if rem != 0 {
-                    return Err(format!("empty slot {j} holds remainder {rem}"));
+            let Some(&x) = pending.front() else {
+                if self.runend(j) || rem != 0 {
+                    return Err(format!("empty slot {j} holds a run end or remainder {rem}"));
                 }
-                if let Some(x) = pending.front() {
-                    return Err(format!("quotient {x} is marked occupied but has no run"));
+                empties += 1;
+                prev = None;
+                while let Some((b, _, c)) = open.pop_front() {
+                    want[b as usize] = c;
                 }
-                quot = None;
                 continue;
+            };
+            let tx = t_of(x);
+            while let Some(&(b, ts, c)) = open.front() {
+                if tx < ts {
+                    open.front_mut().expect("just seen").2 = c + 1;
+                    break;
+                }
+                want[b as usize] = c;
+                open.pop_front();
             }
-            if self.continuation(j) {
-                if quot.is_none() {
-                    return Err(format!("slot {j} continues a run but starts a cluster"));
+            for o in open.iter_mut().skip(1) {
+                if tx < o.1 {
+                    o.2 += 1;
                 }
-                if !self.shifted(j) {
-                    return Err(format!("slot {j} continues a run but is not shifted"));
-                }
-                if rem < last {
-                    return Err(format!("the remainders of a run are out of order at {j}"));
-                }
-            } else {
-                let Some(x) = pending.pop_front() else {
-                    return Err(format!("slot {j} starts a run no occupied quotient owns"));
-                };
-                if self.shifted(j) != (x != j) {
-                    return Err(format!("slot {j}'s shifted bit is wrong"));
-                }
-                quot = Some(x);
             }
-            last = rem;
+            if prev.is_some_and(|(px, pr)| px == x && rem < pr) {
+                return Err(format!("the remainders of a run are out of order at {j}"));
+            }
+            visit(j, x);
+            prev = Some((x, rem));
             count += 1;
-            if let Some(x) = quot {
-                visit(x, rem);
+            if self.runend(j) {
+                pending.pop_front();
             }
         }
+        if empties == 0 {
+            return Err("no empty slot (a quotient filter always keeps one)".into());
+        }
+        if let Some(x) = pending.front() {
+            return Err(format!(
+                "quotient {x} is marked occupied but its run never ends"
+            ));
+        }
+        while let Some((b, _, c)) = open.pop_front() {
+            want[b as usize] = c;
+        }
+        if self.ranked() {
+            for (b, (&have, &w)) in self.offs.iter().zip(&want).enumerate() {
+                if u64::from(have) != w.min(u64::from(SAT)) {
+                    return Err(format!("block {b}'s offset is {have}, its runs say {w}"));
+                }
+            }
+        } else if self.offs.iter().any(|&o| o != 0) {
+            return Err("a table under 64 slots keeps no offset".into());
+        }
         Ok(count)
+    }
+
+    /// Every used slot's run quotient (`None` when empty), for the walks of small tables and
+    /// the view. The table's invariants hold (every constructor and the decoder checked them).
+    pub(super) fn owners(&self) -> Vec<Option<u64>> {
+        let mut o = vec![None; self.n as usize];
+        let _ = self.scan(|j, x| o[j as usize] = Some(x));
+        o
+    }
+
+    /// [`Table::run_end`] by a walk (tables under 64 slots): forward from `x` over the slots
+    /// whose run's quotient is at or before `x` (a used slot's quotient is `d` slots behind it
+    /// for some `d ≥ 0`; it is at or before `x` when `d` reaches back to `x` or further).
+    pub(super) fn run_end_walk(&self, x: u64) -> u64 {
+        self.run_end_in(&self.owners(), x)
+    }
+
+    /// [`Table::run_end_walk`] given the table's [`Table::owners`].
+    pub(super) fn run_end_in(&self, o: &[Option<u64>], x: u64) -> u64 {
+        let x0 = self.wrap(x);
+        let mut s = 0;
+        while let Some(y) = o[self.wrap(x0 + s) as usize] {
+            if self.wrap((x0 + s).wrapping_sub(y)) < s {
+                break;
+            }
+            s += 1;
+        }
+        x + s.saturating_sub(1)
+    }
+
+    pub(super) fn first_empty_walk(&self, j: u64) -> u64 {
+        self.first_empty_in(&self.owners(), j)
+    }
+
+    /// [`Table::first_empty_walk`] given the table's [`Table::owners`].
+    pub(super) fn first_empty_in(&self, o: &[Option<u64>], j: u64) -> u64 {
+        let mut k = j;
+        while o[self.wrap(k) as usize].is_some() {
+            k += 1;
+        }
+        k
     }
 
     /// Every stored fingerprint `quotient << r | remainder`, ascending (repeats kept).
@@ -418,18 +654,20 @@ impl Table {
         let mut v = Vec::new();
         let r = self.r;
         // The table's invariants hold (every constructor and the decoder checked them).
-        let _ = self.scan(|x, rem| v.push((x << r) | rem));
+        let _ = self.scan(|j, x| v.push((x << r) | self.rem(j)));
         v.sort_unstable();
         v
     }
 
     /// Lay out ascending fingerprints (fewer than the slots) into this empty table: each at
-    /// the first free slot at or after its quotient, wrapping past the end. The spill of the
-    /// last cluster past slot `2^q − 1` is what the first elements must leave free; it is a
-    /// fixed point of "place everything from this start", reached in at most two passes (see
-    /// the module tests).
+    /// the first free slot at or after its quotient, wrapping past the end, in one pass left
+    /// to right (the bulk build, merge and resize). The spill of the last cluster past slot
+    /// `2^q − 1` is what the first elements must leave free; it is a fixed point of "place
+    /// everything from this start", reached in at most two passes (see the module tests).
+    /// Offsets are set from the unwrapped positions: a slot at `p` holding quotient `x < s`
+    /// for a block's first slot `s ≤ p` is one of that block's offset slots.
     pub(super) fn place_sorted(&mut self, fps: &[u64]) {
-        let n = self.slots();
+        let n = self.n;
         let r = self.r;
         let spill = |start: u64| {
             let mut next = start;
@@ -447,15 +685,23 @@ impl Table {
             carry = out;
         }
         let mut next = carry;
-        let mut prev_q = u64::MAX;
-        for &fp in fps {
+        let low = (1u64 << r) - 1;
+        for (k, &fp) in fps.iter().enumerate() {
             let fq = fp >> r;
             let pos = next.max(fq);
             next = pos + 1;
-            let slot = pos & self.mask;
-            self.put_bit(OCC, fq, true);
-            self.write(slot, fp & ((1u64 << r) - 1), fq == prev_q, pos != fq);
-            prev_q = fq;
+            self.set_occupied(fq, true);
+            self.or_rem(pos, fp & low);
+            if fps.get(k + 1).is_none_or(|&g| g >> r != fq) {
+                self.set_runend(pos, true);
+            }
+            if self.ranked() {
+                for blk in (fq >> 6) + 1..=(pos >> 6) {
+                    let o = (pos - blk * 64 + 1).min(u64::from(SAT)) as u8;
+                    let slot = &mut self.offs[(blk & self.bmask) as usize];
+                    *slot = (*slot).max(o);
+                }
+            }
         }
     }
 }

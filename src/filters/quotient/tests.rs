@@ -29,7 +29,7 @@ proptest! {
     /// walk must find the same slot as the slot walk, which is checked for every quotient.
     #[test]
     fn table_matches_a_reference_multiset(
-        q in 2u32..8,
+        q in 2u32..9,
         r in 1u32..6,
         ops in proptest::collection::vec((any::<bool>(), any::<u64>()), 1..120),
     ) {
@@ -67,13 +67,54 @@ proptest! {
             for &k in reference.keys() {
                 prop_assert!(t.contains(k >> r, k & ((1 << r) - 1)));
             }
-            if q >= 6 {
-                for x in 0..(1u64 << q) {
-                    if t.occupied(x) {
-                        prop_assert_eq!(t.run_start_words(x), t.run_start_slots(x), "quotient {}", x);
-                    }
-                }
+            // Rank-select (64 slots or more) finds the same run ends and empty slots as the
+            // walk over the scanned table.
+            let owners = t.owners();
+            for x in 0..(1u64 << q) {
+                prop_assert_eq!(t.run_end(x), t.run_end_in(&owners, x), "quotient {}", x);
+                prop_assert_eq!(t.first_empty(x), t.first_empty_in(&owners, x), "slot {}", x);
             }
+        }
+        let mut placed = Table::new(q, r).unwrap();
+        placed.place_sorted(&sorted(&reference));
+        prop_assert_eq!(&placed, &t);
+    }
+
+    /// Runs far longer than a block (every fingerprint in a few quotients), so offsets pass
+    /// 64 and saturate at 255 and are then computed from an earlier block: after every insert
+    /// and remove the scan's offsets (from the positions) equal the stored ones, rank-select
+    /// agrees with the walk, and the table is the sorted placement's.
+    #[test]
+    fn long_runs_saturate_offsets_and_stay_exact(
+        quots in proptest::collection::vec(0u64..6, 420..480),
+        rems in proptest::collection::vec(any::<u64>(), 480),
+        base in 0u64..512,
+        drops in proptest::collection::vec(any::<u16>(), 0..60),
+    ) {
+        let (q, r) = (9u32, 4u32);
+        let mut t = Table::new(q, r).unwrap();
+        let mut reference: BTreeMap<u64, u32> = BTreeMap::new();
+        for (k, &x) in quots.iter().enumerate() {
+            let fq = (base + x * 3) & 511;
+            let fp = (fq << r) | (rems[k] & 15);
+            t.insert(fq, fp & 15);
+            *reference.entry(fp).or_default() += 1;
+        }
+        prop_assert!(t.offs.contains(&255), "no saturated offset: {:?}", t.offs);
+        for d in drops {
+            let all = sorted(&reference);
+            let fp = all[usize::from(d) % all.len()];
+            prop_assert!(t.remove(fp >> r, fp & 15));
+            let c = reference.get_mut(&fp).unwrap();
+            *c -= 1;
+            if *c == 0 {
+                reference.remove(&fp);
+            }
+            prop_assert_eq!(t.scan(|_, _| ()).map_err(TestCaseError::fail)?, all.len() as u64 - 1);
+        }
+        prop_assert_eq!(t.fingerprints(), sorted(&reference));
+        for x in 0..512 {
+            prop_assert_eq!(t.run_end(x), t.run_end_walk(x), "quotient {}", x);
         }
         let mut placed = Table::new(q, r).unwrap();
         placed.place_sorted(&sorted(&reference));
@@ -265,29 +306,100 @@ fn every_remainder_width_round_trips_its_packing() {
 
 #[test]
 fn corrupt_tables_are_refused_by_from_parts() {
-    let mut f = QuotientFilter::with_qr(6, 8).unwrap();
-    for i in 0u64..40 {
-        f.insert(&i.to_le_bytes());
-    }
-    let (meta, rems) = (f.meta_words().to_vec(), f.remainder_words().to_vec());
-    let ok = QuotientFilter::from_parts(meta.clone(), rems.clone(), 6, 8, 0.95, Xxh3::default());
-    assert_eq!(ok.unwrap().len(), 40);
-    // Every single flipped metadata bit is either refused or gives a table whose invariants
-    // hold (the scan accepted it): no flip may make a later walk loop or panic.
-    for bit in 0..(64 * 3) {
-        let mut m = meta.clone();
-        m[bit / 64] ^= 1 << (bit % 64);
-        if let Ok(g) = QuotientFilter::from_parts(m, rems.clone(), 6, 8, 0.95, Xxh3::default()) {
-            let _ = g.contains(b"x");
-            assert!(g.fingerprints().len() as u64 == g.len());
+    for q in [5, 7] {
+        let mut f = QuotientFilter::with_qr(q, 8).unwrap();
+        for i in 0u64..(1 << q) * 3 / 4 {
+            f.insert(&i.to_le_bytes());
         }
+        let (data, offs) = (f.block_words().to_vec(), f.offset_bytes().to_vec());
+        let parts = |d: Vec<u64>, o: Vec<u8>, q: u32| {
+            QuotientFilter::from_parts(d, o, q, 8, 0.95, Xxh3::default())
+        };
+        assert_eq!(parts(data.clone(), offs.clone(), q).unwrap().len(), f.len());
+        // Every single flipped metadata bit (occupieds, runends of every block) and offset bit is
+        // either refused or gives a table whose invariants hold: no flip may make a later walk
+        // loop or panic.
+        let stride = 10;
+        let mut refused = 0;
+        for blk in 0..data.len() / stride {
+            for bit in 0..128 {
+                let mut d = data.clone();
+                d[blk * stride + bit / 64] ^= 1 << (bit % 64);
+                match parts(d, offs.clone(), q) {
+                    Ok(g) => {
+                        let _ = g.contains(b"x");
+                        assert!(g.fingerprints().len() as u64 == g.len());
+                    }
+                    Err(_) => refused += 1,
+                }
+            }
+        }
+        assert!(refused > 100, "q = {q}: only {refused} flips refused");
+        for b in 0..offs.len() * 8 {
+            let mut o = offs.clone();
+            o[b / 8] ^= 1 << (b % 8);
+            assert!(parts(data.clone(), o, q).is_err(), "offset bit {b}");
+        }
+        let mut all = data.clone();
+        all.iter_mut().for_each(|w| *w = u64::MAX);
+        assert!(parts(all, offs.clone(), q).is_err());
+        assert!(parts(data.clone(), offs.clone(), q + 1).is_err());
+        assert!(QuotientFilter::from_parts(data, offs, q, 8, 1.5, Xxh3::default()).is_err());
     }
-    let mut all = meta.clone();
-    all.iter_mut().for_each(|w| *w = u64::MAX);
-    assert!(QuotientFilter::from_parts(all, rems.clone(), 6, 8, 0.95, Xxh3::default()).is_err());
-    assert!(
-        QuotientFilter::from_parts(meta.clone(), rems.clone(), 7, 8, 0.95, Xxh3::default())
-            .is_err()
-    );
-    assert!(QuotientFilter::from_parts(meta, rems, 6, 8, 1.5, Xxh3::default()).is_err());
+}
+
+/// A table of the classic layout (its own insert, as it was before the rank-select table)
+/// converts to exactly the table that inserting the same fingerprints here gives.
+#[test]
+fn classic_tables_convert_to_the_same_filter() {
+    for (q, r, n) in [(3u32, 4u32, 7u64), (5, 6, 30), (8, 7, 243), (10, 3, 900)] {
+        let mut old = legacy::Table::new(q, r).unwrap();
+        let mut new = QuotientFilter::with_qr(q, r).unwrap();
+        for i in 0..n {
+            let (fq, fr) = split_hash(Xxh3::default().hash64(&i.to_le_bytes()), q, r);
+            old.insert(fq, fr);
+            new.insert(&i.to_le_bytes());
+        }
+        let g = QuotientFilter::from_classic_parts(
+            old.meta.clone(),
+            old.rems.clone(),
+            q,
+            r,
+            0.95,
+            Xxh3::default(),
+        )
+        .unwrap();
+        assert_eq!(g.table, new.table, "q {q} r {r}");
+        assert_eq!(g.len(), n);
+    }
+}
+
+/// The BMI2 path (where this CPU has it) and the portable one build the same table and answer
+/// the same, through inserts, removes and queries at 90% load with long clusters.
+#[test]
+fn bmi2_and_portable_paths_agree() {
+    let (q, r) = (12u32, 5u32);
+    let mut fast = Table::new(q, r).unwrap();
+    let mut slow = Table::new(q, r).unwrap().portable();
+    assert!(!slow.uses_bmi2());
+    let fp = |i: u64| crate::hash::mix64(i) >> (64 - q - r);
+    for i in 0..3686u64 {
+        fast.insert(fp(i) >> r, fp(i) & 31);
+        slow.insert(fp(i) >> r, fp(i) & 31);
+    }
+    for i in (0..3686u64).step_by(3) {
+        assert_eq!(
+            fast.remove(fp(i) >> r, fp(i) & 31),
+            slow.remove(fp(i) >> r, fp(i) & 31)
+        );
+    }
+    assert_eq!(fast.data, slow.data);
+    assert_eq!(fast.offs, slow.offs);
+    for i in 0..20_000u64 {
+        assert_eq!(
+            fast.contains(fp(i) >> r, fp(i) & 31),
+            slow.contains(fp(i) >> r, fp(i) & 31)
+        );
+    }
+    assert_eq!(slow.scan(|_, _| ()).unwrap(), 3686 - 1229);
 }
