@@ -221,6 +221,22 @@ pub fn fpr_multiblock(shape: Shape, m: u64, n: u64) -> f64 {
     poisson_mixture(lambda, |i| q.get(i as usize).map_or(1.0, |r| r.powi(k)))
 }
 
+/// Expected fraction of set bits after n items in `blocks` blocks: an item sets a given bit with
+/// probability `(1 − (1 − 1/w)^b) / blocks` (its block, then one of its b draws in that word), so
+/// `fill = 1 − (1 − (1 − (1 − 1/w)^b)/blocks)^n`.
+///
+/// ```
+/// use bloomlab::theory::multiblock::{Shape, expected_fill};
+/// let f = expected_fill(Shape::new(32, 8, None).unwrap(), 1000, 100);
+/// assert!((f - bloomlab::theory::split_block::expected_fill(256_000, 100)).abs() < 1e-12);
+/// ```
+#[must_use]
+pub fn expected_fill(shape: Shape, blocks: u64, n: u64) -> f64 {
+    let w = f64::from(shape.word_bits);
+    let per_word = -(f64::from(shape.bits_per_word) * (-1.0 / w).ln_1p()).exp_m1();
+    -(n as f64 * (-per_word / blocks.max(1) as f64).ln_1p()).exp_m1()
+}
+
 /// The fewest blocks `b ∈ 1..=max` with `ok(b)`, for a predicate that is monotone in b,
 /// searched from a first guess `start` by doubling and bisection. `None` when even `max` fails.
 pub fn fewest_blocks(start: f64, max: u64, ok: impl Fn(u64) -> bool) -> Option<u64> {
