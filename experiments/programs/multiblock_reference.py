@@ -48,4 +48,4 @@ CASES = [
 
 if __name__ == "__main__":
     for w, K, b, c in CASES:
-        print(f"            ({w}, {K}, {b}, {c}, {float(fpr(w, K, b, c)):.17e}),")
+        print(f"            ({w}, {K}, {b}, {c}, {float(fpr(w, K, b, c))!r}),")

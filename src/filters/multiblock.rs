@@ -469,7 +469,7 @@ fn tail_ok<W: Word, const N: usize>(lines: &[Line<W, N>], words: u64) -> bool {
     let n = N as u64;
     lines.len() as u64 == words.div_ceil(n)
         && lines.last().is_none_or(|l| {
-            l.0[(words % n) as usize..].iter().all(|&w| w == W::ZERO) || words % n == 0
+            words.is_multiple_of(n) || l.0[(words % n) as usize..].iter().all(|&w| w == W::ZERO)
         })
 }
 
