@@ -10,12 +10,13 @@
 //! `#[bench::NAME(args = (NAME), setup = ...)]` line to each of the three functions.
 
 use bloomlab::filters::{
-    BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, QuotientFilter, RibbonFilter,
-    ScalableBloom, SplitBlockBloom, XorFilter,
+    BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, MultiblockBloom, QuotientFilter,
+    RibbonFilter, ScalableBloom, SplitBlockBloom, XorFilter,
 };
 use bloomlab::hash::{
     DoubleHashing, EnhancedDouble64, Foldhash, ItemHasher, RotateAdd64, Sip13, Xxh3, mix64,
 };
+use bloomlab::theory::multiblock::Shape;
 use bloomlab::{Filter, StandardBloom};
 use gungraun::{library_benchmark, library_benchmark_group, main};
 use std::hint::black_box;
@@ -303,6 +304,41 @@ fn lab_split_block_xxh3_portable() -> Box<dyn Peer> {
         SplitBlockBloom::with_rate_and(N, P, Xxh3::default()).expect("split-block"),
     ))
 }
+/// The multiblock kind (32, 8): the split-block layout, like for like with `sbbf`.
+fn lab_multiblock_32x8() -> Box<dyn Peer> {
+    Box::new(Lab(MultiblockBloom::with_rate(
+        Shape::new(32, 8, None).expect("shape"),
+        N,
+        P,
+    )
+    .expect("multiblock")))
+}
+/// The same filter on its portable path even on an AVX2 CPU: what the AVX2 dispatch buys.
+struct LabMbPortable(MultiblockBloom<Xxh3>);
+impl Peer for LabMbPortable {
+    /// Only its queries are gated (`peer_query_hit`, `peer_query_miss`): the setup's fill.
+    fn ins(&mut self, k: u64) {
+        self.0.insert(&k.to_le_bytes());
+    }
+    fn has(&self, k: u64) -> bool {
+        self.0.portable_contains(&k.to_le_bytes())
+    }
+}
+fn lab_multiblock_32x8_portable() -> Box<dyn Peer> {
+    Box::new(LabMbPortable(
+        MultiblockBloom::with_rate(Shape::new(32, 8, None).expect("shape"), N, P)
+            .expect("multiblock"),
+    ))
+}
+/// The multiblock kind (64, 8): one 512-bit line, like for like with `fastbloom09_xxh3`.
+fn lab_multiblock_64x8() -> Box<dyn Peer> {
+    Box::new(Lab(MultiblockBloom::with_rate(
+        Shape::new(64, 8, None).expect("shape"),
+        N,
+        P,
+    )
+    .expect("multiblock")))
+}
 fn lab_blocked_xxh3() -> Box<dyn Peer> {
     Box::new(Lab(BlockedBloom::with_rate(N, P).expect("blocked")))
 }
@@ -466,6 +502,8 @@ fn peer_for_miss(make: MakePeer) -> (Box<dyn Peer>, Vec<u64>) {
 #[bench::lab_scalable(args = (lab_scalable), setup = peer_for_insert)]
 #[bench::lab_scalable_grown(args = (lab_scalable_grown), setup = peer_for_insert)]
 #[bench::lab_cuckoo(args = (lab_cuckoo), setup = peer_for_insert)]
+#[bench::lab_multiblock_32x8(args = (lab_multiblock_32x8), setup = peer_for_insert)]
+#[bench::lab_multiblock_64x8(args = (lab_multiblock_64x8), setup = peer_for_insert)]
 fn peer_insert(input: (Box<dyn Peer>, Vec<u64>)) -> Box<dyn Peer> {
     let (mut f, keys) = input;
     for &k in &keys {
@@ -495,6 +533,9 @@ fn peer_insert(input: (Box<dyn Peer>, Vec<u64>)) -> Box<dyn Peer> {
 #[bench::lab_scalable(args = (lab_scalable), setup = peer_for_hit)]
 #[bench::lab_scalable_grown(args = (lab_scalable_grown), setup = peer_for_hit)]
 #[bench::lab_cuckoo(args = (lab_cuckoo), setup = peer_for_hit)]
+#[bench::lab_multiblock_32x8(args = (lab_multiblock_32x8), setup = peer_for_hit)]
+#[bench::lab_multiblock_32x8_portable(args = (lab_multiblock_32x8_portable), setup = peer_for_hit)]
+#[bench::lab_multiblock_64x8(args = (lab_multiblock_64x8), setup = peer_for_hit)]
 fn peer_query_hit(input: (Box<dyn Peer>, Vec<u64>)) -> usize {
     let (f, keys) = input;
     keys.iter().filter(|&&k| f.has(black_box(k))).count()
@@ -521,6 +562,9 @@ fn peer_query_hit(input: (Box<dyn Peer>, Vec<u64>)) -> usize {
 #[bench::lab_scalable(args = (lab_scalable), setup = peer_for_miss)]
 #[bench::lab_scalable_grown(args = (lab_scalable_grown), setup = peer_for_miss)]
 #[bench::lab_cuckoo(args = (lab_cuckoo), setup = peer_for_miss)]
+#[bench::lab_multiblock_32x8(args = (lab_multiblock_32x8), setup = peer_for_miss)]
+#[bench::lab_multiblock_32x8_portable(args = (lab_multiblock_32x8_portable), setup = peer_for_miss)]
+#[bench::lab_multiblock_64x8(args = (lab_multiblock_64x8), setup = peer_for_miss)]
 fn peer_query_miss(input: (Box<dyn Peer>, Vec<u64>)) -> usize {
     let (f, keys) = input;
     keys.iter().filter(|&&k| f.has(black_box(k))).count()

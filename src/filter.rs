@@ -138,6 +138,10 @@ pub enum FilterKind {
     Ribbon,
     /// Quotient filter: r-bit remainders in 2^q slots, supports remove, merge and resize.
     Quotient,
+    /// Boost.Bloom's multiblock family: blocks of K words of 32 or 64 bits, b bits set in each
+    /// word (one bit per word = `multiblock<Word, K>`; one word = register blocking,
+    /// `block<Word, k>`).
+    Multiblock,
 }
 
 /// How a kind is sized.
@@ -247,7 +251,7 @@ pub struct Capabilities {
 
 impl FilterKind {
     /// Every filter kind.
-    pub const ALL: [FilterKind; 10] = [
+    pub const ALL: [FilterKind; 11] = [
         FilterKind::Standard,
         FilterKind::Counting,
         FilterKind::Blocked,
@@ -258,6 +262,7 @@ impl FilterKind {
         FilterKind::BinaryFuse,
         FilterKind::Ribbon,
         FilterKind::Quotient,
+        FilterKind::Multiblock,
     ];
 
     /// The public name.
@@ -274,6 +279,7 @@ impl FilterKind {
             FilterKind::BinaryFuse => "binary-fuse",
             FilterKind::Ribbon => "ribbon",
             FilterKind::Quotient => "quotient",
+            FilterKind::Multiblock => "multiblock",
         }
     }
 
@@ -297,6 +303,7 @@ impl FilterKind {
             FilterKind::BinaryFuse => 7,
             FilterKind::Ribbon => 8,
             FilterKind::Quotient => 9,
+            FilterKind::Multiblock => 10,
         }
     }
 
@@ -314,6 +321,7 @@ impl FilterKind {
             7 => FilterKind::BinaryFuse,
             8 => FilterKind::Ribbon,
             9 => FilterKind::Quotient,
+            10 => FilterKind::Multiblock,
             _ => return None,
         })
     }
@@ -406,6 +414,13 @@ impl FilterKind {
                 fixed_k: Some(2),
                 width: Width::Results,
                 ..by_rate
+            },
+            // The block depends on the shape (32 to 1024 bits): 1024, the largest, is a multiple
+            // of every block whose K is a power of two (what `choose` rounds m down to).
+            FilterKind::Multiblock => Capabilities {
+                has_strategy: false,
+                block_bits: 1024,
+                ..bloom
             },
         }
     }

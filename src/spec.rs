@@ -40,6 +40,10 @@ pub struct FilterSpec {
     pub nonscaling: bool,
     /// Binary fuse slots per key: 3 or 4 (0, the default, = 3); other kinds take none.
     pub arity: u32,
+    /// Multiblock word width: 32 or 64 bits (0, the default, = 32); other kinds take none.
+    pub word_bits: u32,
+    /// Multiblock words per block K: 1 to 16 (0, the default, = 8); other kinds take none.
+    pub words: u32,
 }
 
 impl Default for FilterSpec {
@@ -59,6 +63,8 @@ impl Default for FilterSpec {
             tightening: 0.5,
             nonscaling: false,
             arity: 0,
+            word_bits: 0,
+            words: 0,
         }
     }
 }

@@ -3,8 +3,8 @@
 //! (Allocation bounds are checked in `tests/persist_alloc.rs`, which needs its own allocator.)
 
 use bloomlab::filters::{
-    BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, QuotientFilter, RibbonFilter,
-    ScalableBloom, ScalableParams, SplitBlockBloom, XorFilter,
+    BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, MultiblockBloom, QuotientFilter,
+    RibbonFilter, ScalableBloom, ScalableParams, SplitBlockBloom, XorFilter,
 };
 use bloomlab::hash::{AnyHasher, AnyStrategy, HashId, StrategyId};
 use bloomlab::persist::{self, KeyPolicy, LoadOptions, SaveOptions};
@@ -143,6 +143,15 @@ fn file_of_kind(kind: usize, h: usize, s: usize, seed: u64, items: u64, kp: KeyP
             keys.for_each(|k| {
                 let _ = f.try_insert(&k);
             });
+            persist::to_bytes(&f, &opts)
+        }
+        FilterKind::Multiblock => {
+            // Shapes with whole and partial last lines: (32, 8), (64, 5, b = 1), (64, 1, b = 5),
+            // (32, 3, b = 2).
+            let shape = [(32, 8, 8), (64, 5, 5), (64, 1, 5), (32, 3, 6)][s % 4];
+            let shape = bloomlab::theory::multiblock::Shape::new(shape.0, shape.1, Some(shape.2));
+            let mut f = MultiblockBloom::with_blocks_and(shape.unwrap(), 37, hasher).unwrap();
+            keys.for_each(|k| f.insert(&k));
             persist::to_bytes(&f, &opts)
         }
     }

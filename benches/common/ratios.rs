@@ -311,6 +311,21 @@ pub fn headline_ratios() -> Vec<Ratio> {
             ));
         }
     }
+    // The multiblock kind against the peers of its two headline shapes (same hash: xxh3_64).
+    for op in ["insert", "query_hit", "query_miss"] {
+        v.push((
+            format!("{op}: bloomlab-multiblock-32x8 / sbbf-rs-safe (the split-block layout, both xxh3_64)"),
+            (op, "bloomlab-multiblock-32x8"),
+            (op, "sbbf-rs-safe"),
+            le(1.0),
+        ));
+        v.push((
+            format!("{op}: bloomlab-multiblock-64x8 / fastbloom09-512-xxh3 (one 512-bit line each, both xxh3_64)"),
+            (op, "bloomlab-multiblock-64x8"),
+            (op, "fastbloom09-512-xxh3"),
+            le(1.0),
+        ));
+    }
     v
 }
 

@@ -16,6 +16,7 @@
 // The `|n, p| Type::with_rate(n, p)` closures are the documented one-line pattern.
 #![allow(clippy::redundant_closure)]
 
+use bloomlab::filters::MultiblockBloom;
 use bloomlab::filters::{
     BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, QuotientFilter, RibbonFilter,
     ScalableBloom, SplitBlockBloom, XorFilter,
@@ -23,6 +24,7 @@ use bloomlab::filters::{
 use bloomlab::hash::{
     EnhancedDouble64, EnhancedDoubleHashing, Foldhash, ItemHasher, RotateAdd64, Sip13, Xxh3,
 };
+use bloomlab::theory::multiblock::Shape;
 use bloomlab::{Filter, StandardBloom};
 use std::collections::HashSet;
 
@@ -883,6 +885,22 @@ pub fn entries() -> Vec<Entry> {
             "fastbloom09-512-foldhash",
             "bloomlab foldhash of 8 LE bytes (LabHash)",
         ),
+        // ---- the multiblock kind (H38M): like for like with sbbf-rs-safe and fastbloom 0.9 ----
+        // (32, 8): the split-block layout, xxh3_64 as sbbf-rs-safe is given it.
+        lab!("bloomlab-multiblock-32x8", Both, |n, p| {
+            MultiblockBloom::with_rate(Shape::new(32, 8, None).expect("shape"), n, p)
+        }),
+        // (64, 8): eight 64-bit words = one 512-bit line, xxh3_64 as fastbloom09-512-xxh3.
+        lab!("bloomlab-multiblock-64x8", Both, |n, p| {
+            MultiblockBloom::with_rate(Shape::new(64, 8, None).expect("shape"), n, p)
+        }),
+        // (64, 1, b = 5): Boost's block<uint64_t,5>, register blocking.
+        lab!("bloomlab-multiblock-64x1-b5", Bench, |n, p| {
+            MultiblockBloom::with_rate(Shape::new(64, 1, Some(5)).expect("shape"), n, p)
+        }),
+        lab_batch!("bloomlab-multiblock-64x8-batch", Bench, |n, p| {
+            MultiblockBloom::with_rate(Shape::new(64, 8, None).expect("shape"), n, p)
+        }),
         dynamic(
             "hashset",
             "u64 via Hash",

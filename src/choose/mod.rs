@@ -315,6 +315,20 @@ fn variants(kind: FilterKind, c: &Constraints) -> Vec<(String, FilterSpec)> {
                 )
             })
             .collect(),
+        // Boost's multiblock<uint32_t,8> (the split-block layout) and multiblock<uint64_t,8>.
+        FilterKind::Multiblock => [32, 64]
+            .into_iter()
+            .map(|w| {
+                (
+                    format!("{name} {w}x8"),
+                    FilterSpec {
+                        word_bits: w,
+                        words: 8,
+                        ..base.clone()
+                    },
+                )
+            })
+            .collect(),
         FilterKind::Counting
         | FilterKind::Blocked
         | FilterKind::SplitBlock

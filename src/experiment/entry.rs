@@ -54,6 +54,12 @@ pub struct FilterEntry {
     /// Binary fuse: slots per key, 3 (default) or 4.
     #[serde(default)]
     pub arity: Option<u32>,
+    /// Multiblock: bits per word, 32 or 64.
+    #[serde(default)]
+    pub word_bits: Option<u32>,
+    /// Multiblock: words per block K, 1 to 16.
+    #[serde(default)]
+    pub words: Option<u32>,
     /// space-fpr: a text written to the rows' `group` column, for panels to select on
     /// (`filter = { group = "…" }`).
     #[serde(default)]
@@ -62,7 +68,7 @@ pub struct FilterEntry {
 
 impl FilterEntry {
     /// Set what this entry gives on `spec` (hash and strategy stay the caller's: a spec's lists
-    /// may cross them): seed, n, p, m, k, fingerprint bits, growth, tightening, nonscaling, arity.
+    /// may cross them): seed, n, p, m, k, fingerprint bits, growth, tightening, nonscaling, arity, word bits, words.
     pub(crate) fn apply_to(&self, spec: &mut FilterSpec) {
         if let Some(seed) = self.seed {
             spec.seed = seed;
@@ -87,6 +93,12 @@ impl FilterEntry {
         }
         if let Some(a) = self.arity {
             spec.arity = a;
+        }
+        if let Some(w) = self.word_bits {
+            spec.word_bits = w;
+        }
+        if let Some(k) = self.words {
+            spec.words = k;
         }
     }
 }

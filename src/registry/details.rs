@@ -174,6 +174,12 @@ pub(super) fn at_n(spec: &FilterSpec, layout: &Layout, bits: u64, n: u64, fpr: f
                 format!("{:.1}%", 100.0 * theory::ribbon::overhead(n)),
             ),
         ],
+        Layout::Multiblock { shape, blocks } => {
+            let mut d = crate::filters::multiblock::shape_details(*shape, *blocks, n);
+            let fill = theory::multiblock::expected_fill(*shape, *blocks, n);
+            d.push(row("fill", format!("{fill:.4}")));
+            d
+        }
     }
 }
 

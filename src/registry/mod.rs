@@ -19,8 +19,8 @@ use crate::bits::BitVec;
 use crate::error::{Error, Param, Result};
 use crate::filter::{Filter, FilterKind, Removable};
 use crate::filters::{
-    BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, QuotientFilter, RibbonFilter,
-    ScalableBloom, SplitBlockBloom, StandardBloom, XorFilter,
+    BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, MultiblockBloom, QuotientFilter,
+    RibbonFilter, ScalableBloom, SplitBlockBloom, StandardBloom, XorFilter,
 };
 use crate::hash::{AnyHasher, AnyStrategy, HashId, StrategyId};
 use crate::persist::{self, Identity, LoadOptions, Payload, Persist, SaveOptions};
@@ -54,6 +54,8 @@ pub enum AnyFilter {
     Ribbon(RibbonFilter<AnyHasher>),
     /// [`FilterKind::Quotient`].
     Quotient(QuotientFilter<AnyHasher>),
+    /// [`FilterKind::Multiblock`].
+    Multiblock(MultiblockBloom<AnyHasher>),
 }
 
 /// `each!(self, f => expr)`: evaluate `expr` with `f` bound to the concrete filter.
@@ -70,6 +72,7 @@ macro_rules! each {
             AnyFilter::BinaryFuse($f) => $e,
             AnyFilter::Ribbon($f) => $e,
             AnyFilter::Quotient($f) => $e,
+            AnyFilter::Multiblock($f) => $e,
         }
     };
 }
@@ -115,6 +118,9 @@ impl AnyFilter {
             }
             Layout::Cuckoo(s) => Self::Cuckoo(CuckooFilter::with_sizing_and(s, hasher)?),
             Layout::Quotient { q, r } => Self::Quotient(QuotientFilter::with_qr_and(q, r, hasher)?),
+            Layout::Multiblock { shape, blocks } => {
+                Self::Multiblock(MultiblockBloom::with_blocks_and(shape, blocks, hasher)?)
+            }
             Layout::Xor { .. } | Layout::BinaryFuse { .. } | Layout::Ribbon { .. } => {
                 return Err(Error::Static {
                     kind: spec.kind.name(),
@@ -163,7 +169,8 @@ impl AnyFilter {
             | FilterKind::Blocked
             | FilterKind::SplitBlock
             | FilterKind::Scalable
-            | FilterKind::Cuckoo => {
+            | FilterKind::Cuckoo
+            | FilterKind::Multiblock => {
                 let mut f = Self::build_with(spec, hasher)?;
                 for k in keys {
                     f.try_insert(k.as_ref())?;
@@ -212,6 +219,7 @@ impl AnyFilter {
             FilterKind::BinaryFuse => Self::BinaryFuse(Persist::decode_from(i, p, b)?),
             FilterKind::Ribbon => Self::Ribbon(Persist::decode_from(i, p, b)?),
             FilterKind::Quotient => Self::Quotient(Persist::decode_from(i, p, b)?),
+            FilterKind::Multiblock => Self::Multiblock(Persist::decode_from(i, p, b)?),
         })
     }
 
@@ -272,7 +280,8 @@ impl AnyFilter {
             | Self::Xor(_)
             | Self::BinaryFuse(_)
             | Self::Ribbon(_)
-            | Self::Quotient(_) => None,
+            | Self::Quotient(_)
+            | Self::Multiblock(_) => None,
         }
     }
 
@@ -290,7 +299,8 @@ impl AnyFilter {
             | Self::Xor(_)
             | Self::BinaryFuse(_)
             | Self::Ribbon(_)
-            | Self::Quotient(_) => None,
+            | Self::Quotient(_)
+            | Self::Multiblock(_) => None,
         }
     }
 
@@ -496,6 +506,7 @@ mod tests {
             (FilterKind::BinaryFuse, 7),
             (FilterKind::Ribbon, 8),
             (FilterKind::Quotient, 9),
+            (FilterKind::Multiblock, 10),
         ];
         assert_eq!(pinned.len(), FilterKind::ALL.len());
         for (kind, code) in pinned {

@@ -95,6 +95,10 @@ pub(super) enum Layout {
     Ribbon {
         r: u32,
     },
+    Multiblock {
+        shape: theory::multiblock::Shape,
+        blocks: u64,
+    },
 }
 
 impl Plan {
@@ -126,6 +130,9 @@ impl Plan {
             Layout::Xor { f } => theory::xor::fpr(*f),
             Layout::BinaryFuse { f, .. } => theory::binary_fuse::fpr(*f),
             Layout::Ribbon { r } => theory::ribbon::fpr(*r),
+            Layout::Multiblock { shape, .. } => {
+                theory::multiblock::fpr_multiblock(*shape, self.bits, n)
+            }
         }
     }
 
@@ -194,6 +201,7 @@ impl FilterSpec {
     pub fn plan(&self) -> Result<Plan> {
         let n = theory::check_n(self.n)?;
         let arity = spec_arity(self)?;
+        let shape = self.multiblock_shape()?;
         if self.kind.caps().sizing == Sizing::Rate {
             refuse_m_k(self)?;
         }
@@ -325,6 +333,13 @@ impl FilterSpec {
                 let bits = slots * u64::from(r);
                 (Layout::Ribbon { r }, bits, bits / 8, 2, slots)
             }
+            FilterKind::Multiblock => {
+                let shape = shape.unwrap_or(theory::multiblock::Shape::DEFAULT);
+                let blocks = multiblock_blocks(self, shape, n)?;
+                let m = blocks * shape.block_bits();
+                let bytes = m.div_ceil(512) * 64;
+                (Layout::Multiblock { shape, blocks }, m, bytes, shape.k(), m)
+            }
         };
         let mut plan = Plan {
             kind: self.kind,
@@ -393,6 +408,51 @@ fn split_block_layout(spec: &FilterSpec, n: u64) -> Result<u64> {
     Ok(blocks)
 }
 
+impl FilterSpec {
+    /// A multiblock spec's shape (word bits 0 = 32, words 0 = 8, k = K·b, default K); `None`
+    /// for the other kinds, which refuse word bits and words.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming word-bits, words or k.
+    pub fn multiblock_shape(&self) -> Result<Option<theory::multiblock::Shape>> {
+        spec_shape(self)
+    }
+}
+
+fn spec_shape(spec: &FilterSpec) -> Result<Option<theory::multiblock::Shape>> {
+    if spec.kind == FilterKind::Multiblock {
+        let w = if spec.word_bits == 0 {
+            32
+        } else {
+            spec.word_bits
+        };
+        let kw = if spec.words == 0 { 8 } else { spec.words };
+        return theory::multiblock::Shape::new(w, kw, spec.k).map(Some);
+    }
+    for (name, v) in [("word-bits", spec.word_bits), ("words", spec.words)] {
+        if v != 0 {
+            let why = format!("not used by {}: only multiblock takes {name}", spec.kind);
+            return Err(Error::invalid(Param::Other(name), v, why));
+        }
+    }
+    Ok(None)
+}
+
+/// A multiblock filter's blocks from `m` (rounded up to whole blocks) or `(n, p)`.
+fn multiblock_blocks(spec: &FilterSpec, shape: theory::multiblock::Shape, n: u64) -> Result<u64> {
+    let bb = shape.block_bits();
+    let blocks = match (spec.m, spec.p) {
+        (Some(m), _) => theory::check_m(m)?.div_ceil(bb),
+        (None, Some(p)) => theory::multiblock::blocks_for(shape, n, p)?,
+        (None, None) => return Err(Error::invalid(Param::P, "none", "give p (or m)")),
+    };
+    if blocks > theory::multiblock::MAX_BLOCKS {
+        let why = format!("from {bb} bits (one block) to 2^32 blocks of {bb} bits");
+        return Err(Error::invalid(Param::M, blocks.saturating_mul(bb), why));
+    }
+    Ok(blocks)
+}
+
 /// The width of a static-set kind's entries, as its [`Width`] means it (fingerprint bits for
 /// xor and binary fuse, result bits for ribbon): `fingerprint_bits` if given (checked against
 /// the kind's range), else from `p` ([`theory::xor::fingerprint_bits_for`],
@@ -447,7 +507,8 @@ pub(super) fn refuse_m_k(spec: &FilterSpec) -> Result<()> {
         FilterKind::Standard
         | FilterKind::Counting
         | FilterKind::Blocked
-        | FilterKind::SplitBlock => "this kind",
+        | FilterKind::SplitBlock
+        | FilterKind::Multiblock => "this kind",
     };
     if let Some(m) = spec.m {
         return Err(Error::invalid(Param::M, m, format!("not used by {why}")));

@@ -308,6 +308,7 @@ pub mod counting;
 pub mod estimate;
 mod exact;
 pub mod fill;
+pub mod multiblock;
 pub mod split_block;
 pub use exact::{ExactFpr, ExactMethod, fpr_exact, fpr_exact_with_bound};
 pub mod binary_fuse;

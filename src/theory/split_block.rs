@@ -105,43 +105,17 @@ pub const MAX_BLOCKS: u64 = 1 << 32;
 pub fn blocks_for(n: u64, p: f64) -> Result<u64> {
     super::check_n(n)?;
     super::check_p(p)?;
-    let ok = |b: u64| fpr_split_block(b * BLOCK_BITS, n) <= p;
-    let start = (spec_bits_per_key(p) * n as f64 / BLOCK_BITS as f64).ceil();
-    let mut hi = if start.is_finite() && start >= 1.0 {
-        (start as u64).min(MAX_BLOCKS)
-    } else {
-        1
-    };
-    let mut lo = 0u64;
-    while !ok(hi) {
-        if hi >= MAX_BLOCKS {
-            return Err(Error::invalid(
-                Param::P,
-                crate::units::format_number(p),
-                format!(
-                    "a rate a split-block filter for {n} items reaches with at most 2^32 blocks"
-                ),
-            ));
-        }
-        lo = hi;
-        hi = (hi * 2).min(MAX_BLOCKS);
-    }
-    if lo == 0 {
-        lo = hi / 2;
-        while lo > 0 && ok(lo) {
-            hi = lo;
-            lo /= 2;
-        }
-    }
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        if ok(mid) {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
-    }
-    Ok(hi)
+    let start = spec_bits_per_key(p) * n as f64 / BLOCK_BITS as f64;
+    super::multiblock::fewest_blocks(start, MAX_BLOCKS, |b| {
+        fpr_split_block(b * BLOCK_BITS, n) <= p
+    })
+    .ok_or_else(|| {
+        Error::invalid(
+            Param::P,
+            crate::units::format_number(p),
+            format!("a rate a split-block filter for {n} items reaches with at most 2^32 blocks"),
+        )
+    })
 }
 
 /// Bits per distinct value by the Parquet specification's rule, `c = −8 / ln(1 − p^(1/8))`

@@ -7,6 +7,7 @@ mod binary_fuse;
 mod blocked;
 mod counting;
 mod cuckoo;
+mod multiblock;
 mod payload;
 mod quotient;
 mod ribbon;

@@ -3,8 +3,8 @@
 use super::out::outln;
 use super::{
     human_bytes, parse_arity, parse_bucket_size, parse_filter, parse_fp_bits, parse_growth,
-    parse_hash, parse_k, parse_m, parse_n, parse_p, parse_strategy, parse_tightening, pct,
-    thousands,
+    parse_hash, parse_k, parse_m, parse_n, parse_p, parse_strategy, parse_tightening,
+    parse_word_bits, parse_words, pct, thousands,
 };
 use bloomlab::filter::FilterKind;
 use bloomlab::hash::{HashId, StrategyId};
@@ -79,6 +79,14 @@ pub struct Args {
     /// more memory access per query); 0 = the default, 3. Only binary-fuse takes it.
     #[arg(long, allow_hyphen_values = true, value_parser = parse_arity, default_value = "0")]
     pub arity: u32,
+    /// Multiblock: bits per word, 32 or 64 (0: the default, 32). Only multiblock takes it.
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_word_bits, default_value = "0")]
+    pub word_bits: u32,
+    /// Multiblock: words per block K, 1 to 16 (0: the default, 8); k is then the bits per item,
+    /// a multiple of K (default K: one bit per word; --words 1 --k 5 is Boost's
+    /// block<uint64_t,5> with --word-bits 64). Only multiblock takes it.
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_words, default_value = "0")]
+    pub words: u32,
     /// Scalable growth factor (> 1).
     #[arg(long, allow_hyphen_values = true, value_parser = parse_growth, default_value = "2")]
     pub growth: f64,
@@ -112,6 +120,8 @@ impl Args {
             tightening: self.tightening,
             nonscaling: self.nonscaling,
             arity: self.arity,
+            word_bits: self.word_bits,
+            words: self.words,
         };
         MeasureConfig {
             spec,

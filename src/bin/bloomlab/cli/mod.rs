@@ -171,6 +171,34 @@ pub fn parse_bucket_size(s: &str) -> Flag<u32> {
     })
 }
 
+/// Multiblock word width: 32 or 64, or 0 (the default, 32).
+pub fn parse_word_bits(s: &str) -> Flag<u32> {
+    let p = Param::Other("word-bits");
+    flag(match units::parse_count(s, p) {
+        Ok(b @ (0 | 32 | 64)) => Ok(b as u32),
+        Ok(_) => Err(Error::invalid(
+            p,
+            format!("'{s}' is not a word width"),
+            "32 or 64",
+        )),
+        Err(e) => Err(e),
+    })
+}
+
+/// Multiblock words per block K: 1 to 16, or 0 (the default, 8).
+pub fn parse_words(s: &str) -> Flag<u32> {
+    let p = Param::Other("words");
+    flag(match units::parse_count(s, p) {
+        Ok(k @ 0..=16) => Ok(k as u32),
+        Ok(_) => Err(Error::invalid(
+            p,
+            format!("'{s}' words"),
+            "1 to 16 words per block",
+        )),
+        Err(e) => Err(e),
+    })
+}
+
 /// Scalable growth factor: a number > 1 and <= 16.
 pub fn parse_growth(s: &str) -> Flag<f64> {
     flag(match units::parse_number(s, Param::Growth) {
