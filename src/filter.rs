@@ -138,6 +138,8 @@ pub enum FilterKind {
     Ribbon,
     /// Quotient filter: r-bit remainders in 2^q slots, supports remove, merge and resize.
     Quotient,
+    /// Prefix filter: 32-byte pocket dictionaries of 25 8-bit remainders, overflow to a spare.
+    Prefix,
 }
 
 /// How a kind is sized.
@@ -247,7 +249,7 @@ pub struct Capabilities {
 
 impl FilterKind {
     /// Every filter kind.
-    pub const ALL: [FilterKind; 10] = [
+    pub const ALL: [FilterKind; 11] = [
         FilterKind::Standard,
         FilterKind::Counting,
         FilterKind::Blocked,
@@ -258,6 +260,7 @@ impl FilterKind {
         FilterKind::BinaryFuse,
         FilterKind::Ribbon,
         FilterKind::Quotient,
+        FilterKind::Prefix,
     ];
 
     /// The public name.
@@ -274,6 +277,7 @@ impl FilterKind {
             FilterKind::BinaryFuse => "binary-fuse",
             FilterKind::Ribbon => "ribbon",
             FilterKind::Quotient => "quotient",
+            FilterKind::Prefix => "prefix",
         }
     }
 
@@ -297,6 +301,7 @@ impl FilterKind {
             FilterKind::BinaryFuse => 7,
             FilterKind::Ribbon => 8,
             FilterKind::Quotient => 9,
+            FilterKind::Prefix => 11,
         }
     }
 
@@ -314,6 +319,7 @@ impl FilterKind {
             7 => FilterKind::BinaryFuse,
             8 => FilterKind::Ribbon,
             9 => FilterKind::Quotient,
+            11 => FilterKind::Prefix,
             _ => return None,
         })
     }
@@ -405,6 +411,12 @@ impl FilterKind {
                 has_strategy: false,
                 fixed_k: Some(2),
                 width: Width::Results,
+                ..by_rate
+            },
+            // Its width is fixed (8-bit remainders, 25 per PD) and so is its rate.
+            FilterKind::Prefix => Capabilities {
+                has_strategy: false,
+                fixed_k: Some(1),
                 ..by_rate
             },
         }

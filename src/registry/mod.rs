@@ -19,8 +19,8 @@ use crate::bits::BitVec;
 use crate::error::{Error, Param, Result};
 use crate::filter::{Filter, FilterKind, Removable};
 use crate::filters::{
-    BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, QuotientFilter, RibbonFilter,
-    ScalableBloom, SplitBlockBloom, StandardBloom, XorFilter,
+    BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, PrefixFilter, QuotientFilter,
+    RibbonFilter, ScalableBloom, SplitBlockBloom, StandardBloom, XorFilter,
 };
 use crate::hash::{AnyHasher, AnyStrategy, HashId, StrategyId};
 use crate::persist::{self, Identity, LoadOptions, Payload, Persist, SaveOptions};
@@ -54,6 +54,8 @@ pub enum AnyFilter {
     Ribbon(RibbonFilter<AnyHasher>),
     /// [`FilterKind::Quotient`].
     Quotient(QuotientFilter<AnyHasher>),
+    /// [`FilterKind::Prefix`].
+    Prefix(PrefixFilter<AnyHasher>),
 }
 
 /// `each!(self, f => expr)`: evaluate `expr` with `f` bound to the concrete filter.
@@ -70,6 +72,7 @@ macro_rules! each {
             AnyFilter::BinaryFuse($f) => $e,
             AnyFilter::Ribbon($f) => $e,
             AnyFilter::Quotient($f) => $e,
+            AnyFilter::Prefix($f) => $e,
         }
     };
 }
@@ -115,6 +118,7 @@ impl AnyFilter {
             }
             Layout::Cuckoo(s) => Self::Cuckoo(CuckooFilter::with_sizing_and(s, hasher)?),
             Layout::Quotient { q, r } => Self::Quotient(QuotientFilter::with_qr_and(q, r, hasher)?),
+            Layout::Prefix(s) => Self::Prefix(PrefixFilter::with_sizing_and(s, hasher)?),
             Layout::Xor { .. } | Layout::BinaryFuse { .. } | Layout::Ribbon { .. } => {
                 return Err(Error::Static {
                     kind: spec.kind.name(),
@@ -164,7 +168,8 @@ impl AnyFilter {
             | FilterKind::SplitBlock
             | FilterKind::Scalable
             | FilterKind::Cuckoo
-            | FilterKind::Quotient => {
+            | FilterKind::Quotient
+            | FilterKind::Prefix => {
                 let mut f = Self::build_with(spec, hasher)?;
                 for k in keys {
                     f.try_insert(k.as_ref())?;
@@ -205,6 +210,7 @@ impl AnyFilter {
             FilterKind::BinaryFuse => Self::BinaryFuse(Persist::decode_from(i, p, b)?),
             FilterKind::Ribbon => Self::Ribbon(Persist::decode_from(i, p, b)?),
             FilterKind::Quotient => Self::Quotient(Persist::decode_from(i, p, b)?),
+            FilterKind::Prefix => Self::Prefix(Persist::decode_from(i, p, b)?),
         })
     }
 
@@ -265,7 +271,8 @@ impl AnyFilter {
             | Self::Xor(_)
             | Self::BinaryFuse(_)
             | Self::Ribbon(_)
-            | Self::Quotient(_) => None,
+            | Self::Quotient(_)
+            | Self::Prefix(_) => None,
         }
     }
 
@@ -283,7 +290,8 @@ impl AnyFilter {
             | Self::Xor(_)
             | Self::BinaryFuse(_)
             | Self::Ribbon(_)
-            | Self::Quotient(_) => None,
+            | Self::Quotient(_)
+            | Self::Prefix(_) => None,
         }
     }
 
@@ -489,6 +497,7 @@ mod tests {
             (FilterKind::BinaryFuse, 7),
             (FilterKind::Ribbon, 8),
             (FilterKind::Quotient, 9),
+            (FilterKind::Prefix, 11),
         ];
         assert_eq!(pinned.len(), FilterKind::ALL.len());
         for (kind, code) in pinned {

@@ -95,6 +95,7 @@ pub(super) enum Layout {
     Ribbon {
         r: u32,
     },
+    Prefix(theory::prefix::Sizing),
 }
 
 impl Plan {
@@ -126,6 +127,7 @@ impl Plan {
             Layout::Xor { f } => theory::xor::fpr(*f),
             Layout::BinaryFuse { f, .. } => theory::binary_fuse::fpr(*f),
             Layout::Ribbon { r } => theory::ribbon::fpr(*r),
+            Layout::Prefix(s) => s.fpr_at(n),
         }
     }
 
@@ -325,6 +327,11 @@ impl FilterSpec {
                 let bits = slots * u64::from(r);
                 (Layout::Ribbon { r }, bits, bits / 8, 2, slots)
             }
+            FilterKind::Prefix => {
+                let s = theory::prefix::sizing(n, self.p)?;
+                let slots = s.pds * u64::from(theory::prefix::CAPACITY);
+                (Layout::Prefix(s), s.bits(), s.bytes(), 1, slots)
+            }
         };
         let mut plan = Plan {
             kind: self.kind,
@@ -444,6 +451,7 @@ pub(super) fn refuse_m_k(spec: &FilterSpec) -> Result<()> {
         FilterKind::BinaryFuse => "binary-fuse: sized from its keys and p (or fingerprint-bits)",
         FilterKind::Ribbon => "ribbon: sized from its keys and p (or fingerprint-bits)",
         FilterKind::Quotient => "quotient: sized from n and p (or fingerprint-bits as r)",
+        FilterKind::Prefix => "prefix: sized from n and p (8-bit remainders; load 0.95 or lower)",
         FilterKind::Standard
         | FilterKind::Counting
         | FilterKind::Blocked

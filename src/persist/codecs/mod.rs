@@ -8,6 +8,7 @@ mod blocked;
 mod counting;
 mod cuckoo;
 mod payload;
+mod prefix;
 mod quotient;
 mod ribbon;
 mod scalable;

@@ -6,7 +6,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, LineGauge, Paragraph};
+use ratatui::widgets::{Block, Borders, LineGauge, Paragraph};
 
 use super::{ACCENT, BAD, MEASURED, bold};
 use crate::tui::fmt;
@@ -75,8 +75,8 @@ pub(super) fn draw(f: &mut Frame<'_>, s: &State, area: Rect) {
     let c1 = s.one_in_n;
     let p = &s.explore.params;
     let (n, pp) = c.key.as_ref().map_or((p.n, p.p), |k| (k.n, k.p));
-    // Ten kinds: at 24 lines the table gives up its spare line so the memory bars get four rows
-    // (three columns wide enough for `binary-fuse 1.13 kB █`).
+    // Eleven kinds: at 24 lines the table gives up its spare line and the memory bars their
+    // bottom border, so they get four rows (three columns wide enough for `binary-fuse 1.13 kB █`).
     let spare = u16::from(area.height >= 26);
     let table_h = (FilterKind::ALL.len() + 4) as u16 + spare;
     let [head, table, chart, gauge] = Layout::vertical([
@@ -395,8 +395,14 @@ fn draw_bars(f: &mut Frame<'_>, s: &State, n: u64, area: Rect) {
         format!("{}*", fmt::bytes(hs as f64)),
         Style::default().fg(ACCENT),
     ));
-    let block =
-        Block::bordered().title(" Memory (bytes; * HashSet<u64> estimated from its layout) ");
+    // Eleven kinds and HashSet need four rows at 80×24: a short pane keeps only its top
+    // border (with the title), which gives back the bottom line and the side columns.
+    let block = if area.height < 6 {
+        Block::new().borders(Borders::TOP)
+    } else {
+        Block::bordered()
+    }
+    .title(" Memory (bytes; * HashSet<u64> estimated from its layout) ");
     let inner = block.inner(area);
     f.render_widget(block, area);
     let rows = usize::from(inner.height).max(1);
