@@ -70,34 +70,29 @@ fn poisson(lambda: f64) -> Vec<f64> {
     out
 }
 
-/// `E[(X − 25)⁺]` for `X ~ Poisson(λ)`: the items one PD passes to the spare.
-#[must_use]
-pub fn overflow_per_pd(lambda: f64) -> f64 {
+/// `Σ_{x > 25} P(X = x) · f(x)` for `X ~ Poisson(λ)` (0 for `λ ≤ 0`).
+fn over_capacity(lambda: f64, f: impl Fn(f64) -> f64) -> f64 {
     if lambda <= 0.0 {
         return 0.0;
     }
-    let cap = CAPACITY as usize;
     poisson(lambda)
         .iter()
         .enumerate()
-        .skip(cap + 1)
-        .map(|(x, p)| p * (x - cap) as f64)
+        .skip(CAPACITY as usize + 1)
+        .map(|(x, p)| p * f(x as f64))
         .sum()
+}
+
+/// `E[(X − 25)⁺]` for `X ~ Poisson(λ)`: the items one PD passes to the spare.
+#[must_use]
+pub fn overflow_per_pd(lambda: f64) -> f64 {
+    over_capacity(lambda, |x| x - f64::from(CAPACITY))
 }
 
 /// The variance of `(X − 25)⁺` for `X ~ Poisson(λ)`.
 #[must_use]
 pub fn overflow_variance(lambda: f64) -> f64 {
-    if lambda <= 0.0 {
-        return 0.0;
-    }
-    let cap = CAPACITY as usize;
-    let second: f64 = poisson(lambda)
-        .iter()
-        .enumerate()
-        .skip(cap + 1)
-        .map(|(x, p)| p * ((x - cap) as f64).powi(2))
-        .sum();
+    let second = over_capacity(lambda, |x| (x - f64::from(CAPACITY)).powi(2));
     (second - overflow_per_pd(lambda).powi(2)).max(0.0)
 }
 
@@ -114,16 +109,7 @@ pub fn spare_share(load: f64) -> f64 {
 /// The share of negative queries routed to the spare, `Σ_{x>25} P(X = x) · (x − 24)/(x + 1)`.
 #[must_use]
 pub fn spare_query_share(lambda: f64) -> f64 {
-    if lambda <= 0.0 {
-        return 0.0;
-    }
-    let cap = CAPACITY as usize;
-    poisson(lambda)
-        .iter()
-        .enumerate()
-        .skip(cap + 1)
-        .map(|(x, p)| p * (x - (cap - 1)) as f64 / (x + 1) as f64)
-        .sum()
+    over_capacity(lambda, |x| (x - f64::from(CAPACITY - 1)) / (x + 1.0))
 }
 
 /// The first level's rate: `1 − e^(−λ/F)`, the chance one of the PD's items has the query's

@@ -86,7 +86,7 @@ pub fn select1(x: u64, j: u32) -> u32 {
     s = (s + (s >> 4)) & 0x0f0f_0f0f_0f0f_0f0f;
     let cum = s.wrapping_mul(L8);
     // Bytes whose running count is ≤ j: no borrow crosses a byte (counts ≤ 64 < 0x80).
-    let le = ((u64::from(j) * L8 | H8) - cum) & H8;
+    let le = (((u64::from(j) * L8) | H8) - cum) & H8;
     let place = le.count_ones() * 8;
     let before = ((cum << 8) >> place) & 0xff;
     let byte = (x >> place) & 0xff;
@@ -139,6 +139,12 @@ impl Pd {
     pub fn len(&self) -> u32 {
         let h = self.header();
         63 - h.leading_zeros() - (QUOTIENTS - 1)
+    }
+
+    /// Whether it holds no item.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.header() == EMPTY
     }
 
     /// Whether it holds 25 items.
@@ -367,6 +373,7 @@ mod tests {
     fn holds_25_then_keeps_the_smallest_and_passes_the_rest() {
         let mut pd = Pd::default();
         assert_eq!(pd.len(), 0);
+        assert!(pd.is_empty());
         let mut all: Vec<u32> = Vec::new();
         let mut passed = Vec::new();
         let mut s = 7u64;
@@ -380,6 +387,7 @@ mod tests {
             }
             pd.check().unwrap();
             assert_eq!(pd.len() as usize, (i + 1).min(25));
+            assert!(!pd.is_empty());
             assert!(pd.find(q, r) || passed.contains(&fp));
         }
         // The PD keeps exactly the 25 smallest fingerprints; the spare got the other 35.
