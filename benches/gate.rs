@@ -10,8 +10,8 @@
 //! `#[bench::NAME(args = (NAME), setup = ...)]` line to each of the three functions.
 
 use bloomlab::filters::{
-    BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, MultiblockBloom, QuotientFilter,
-    RibbonFilter, ScalableBloom, SplitBlockBloom, XorFilter,
+    BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, MultiblockBloom, PrefixFilter,
+    QuotientFilter, RibbonFilter, ScalableBloom, SplitBlockBloom, XorFilter,
 };
 use bloomlab::hash::{
     DoubleHashing, EnhancedDouble64, Foldhash, ItemHasher, RotateAdd64, Sip13, Xxh3, mix64,
@@ -95,6 +95,9 @@ fn cuckoo() -> Box<dyn Filter> {
 fn quotient() -> Box<dyn Filter> {
     Box::new(QuotientFilter::with_rate(N, P).expect("quotient"))
 }
+fn prefix() -> Box<dyn Filter> {
+    Box::new(PrefixFilter::with_capacity(N).expect("prefix"))
+}
 
 /// Static sets (ribbon) are built from their whole key set, `key(0..N)`; queries only.
 type MakeRibbon = fn(&[[u8; 8]]) -> Box<dyn Filter>;
@@ -150,6 +153,7 @@ fn for_miss(make: Make) -> (Box<dyn Filter>, Vec<[u8; 8]>) {
 #[bench::standard_foldhash_64(args = (standard_foldhash_64), setup = for_insert)]
 #[bench::cuckoo(args = (cuckoo), setup = for_insert)]
 #[bench::quotient(args = (quotient), setup = for_insert)]
+#[bench::prefix(args = (prefix), setup = for_insert)]
 fn insert(input: (Box<dyn Filter>, Vec<[u8; 8]>)) -> Box<dyn Filter> {
     let (mut f, keys) = input;
     for k in &keys {
@@ -173,6 +177,7 @@ fn insert(input: (Box<dyn Filter>, Vec<[u8; 8]>)) -> Box<dyn Filter> {
 #[bench::cuckoo(args = (cuckoo), setup = for_hit)]
 #[bench::ribbon(args = (ribbon), setup = ribbon_for_hit)]
 #[bench::quotient(args = (quotient), setup = for_hit)]
+#[bench::prefix(args = (prefix), setup = for_hit)]
 fn query_hit(input: (Box<dyn Filter>, Vec<[u8; 8]>)) -> usize {
     let (f, keys) = input;
     keys.iter()
@@ -195,6 +200,7 @@ fn query_hit(input: (Box<dyn Filter>, Vec<[u8; 8]>)) -> usize {
 #[bench::cuckoo(args = (cuckoo), setup = for_miss)]
 #[bench::ribbon(args = (ribbon), setup = ribbon_for_miss)]
 #[bench::quotient(args = (quotient), setup = for_miss)]
+#[bench::prefix(args = (prefix), setup = for_miss)]
 fn query_miss(input: (Box<dyn Filter>, Vec<[u8; 8]>)) -> usize {
     let (f, keys) = input;
     keys.iter()

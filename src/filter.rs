@@ -142,6 +142,8 @@ pub enum FilterKind {
     /// word (one bit per word = `multiblock<Word, K>`; one word = register blocking,
     /// `block<Word, k>`).
     Multiblock,
+    /// Prefix filter: 32-byte pocket dictionaries of 25 8-bit remainders, overflow to a spare.
+    Prefix,
 }
 
 /// How a kind is sized.
@@ -251,7 +253,7 @@ pub struct Capabilities {
 
 impl FilterKind {
     /// Every filter kind.
-    pub const ALL: [FilterKind; 11] = [
+    pub const ALL: [FilterKind; 12] = [
         FilterKind::Standard,
         FilterKind::Counting,
         FilterKind::Blocked,
@@ -263,6 +265,7 @@ impl FilterKind {
         FilterKind::Ribbon,
         FilterKind::Quotient,
         FilterKind::Multiblock,
+        FilterKind::Prefix,
     ];
 
     /// The public name.
@@ -280,6 +283,7 @@ impl FilterKind {
             FilterKind::Ribbon => "ribbon",
             FilterKind::Quotient => "quotient",
             FilterKind::Multiblock => "multiblock",
+            FilterKind::Prefix => "prefix",
         }
     }
 
@@ -304,6 +308,7 @@ impl FilterKind {
             FilterKind::Ribbon => 8,
             FilterKind::Quotient => 9,
             FilterKind::Multiblock => 10,
+            FilterKind::Prefix => 11,
         }
     }
 
@@ -322,6 +327,7 @@ impl FilterKind {
             8 => FilterKind::Ribbon,
             9 => FilterKind::Quotient,
             10 => FilterKind::Multiblock,
+            11 => FilterKind::Prefix,
             _ => return None,
         })
     }
@@ -421,6 +427,12 @@ impl FilterKind {
                 has_strategy: false,
                 block_bits: 1024,
                 ..bloom
+            },
+            // Its width is fixed (8-bit remainders, 25 per PD) and so is its rate.
+            FilterKind::Prefix => Capabilities {
+                has_strategy: false,
+                fixed_k: Some(1),
+                ..by_rate
             },
         }
     }

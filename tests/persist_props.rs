@@ -3,8 +3,8 @@
 //! (Allocation bounds are checked in `tests/persist_alloc.rs`, which needs its own allocator.)
 
 use bloomlab::filters::{
-    BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, MultiblockBloom, QuotientFilter,
-    RibbonFilter, ScalableBloom, ScalableParams, SplitBlockBloom, XorFilter,
+    BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, MultiblockBloom, PrefixFilter,
+    QuotientFilter, RibbonFilter, ScalableBloom, ScalableParams, SplitBlockBloom, XorFilter,
 };
 use bloomlab::hash::{AnyHasher, AnyStrategy, HashId, StrategyId};
 use bloomlab::persist::{self, KeyPolicy, LoadOptions, SaveOptions};
@@ -152,6 +152,16 @@ fn file_of_kind(kind: usize, h: usize, s: usize, seed: u64, items: u64, kp: KeyP
             let shape = bloomlab::theory::multiblock::Shape::new(shape.0, shape.1, Some(shape.2));
             let mut f = MultiblockBloom::with_blocks_and(shape.unwrap(), 37, hasher).unwrap();
             keys.for_each(|k| f.insert(&k));
+            persist::to_bytes(&f, &opts)
+        }
+        FilterKind::Prefix => {
+            // Sized below, at and above the items: empty, overflowing and full PDs, a spare
+            // that is empty, filling or refusing.
+            let sizing = bloomlab::theory::prefix::sizing([40, 150, 400][s % 3], None).unwrap();
+            let mut f = PrefixFilter::with_sizing_and(sizing, hasher).unwrap();
+            keys.for_each(|k| {
+                let _ = f.try_insert(&k);
+            });
             persist::to_bytes(&f, &opts)
         }
     }

@@ -194,7 +194,7 @@ cli_rows! {
     calc_unknown_rule: "calc --n 1000 --p 0.01 --rule bogus" => "invalid --rule: bogus (valid: guava, redisbloom, redisbloom-nonscaling, parquet, optimal or all)";
     calc_rule_without_p: "calc --n 1000 --rule guava" => "invalid --rule: guava (valid: together with --n and --p)";
     calc_rule_with_m: "calc --n 1000 --p 0.01 --rule guava --m 1MB" => "invalid --rule/--m/--k: given together";
-    calc_unknown_filter: "calc --n 1000 --p 0.01 --filter bogus" => "unknown filter 'bogus' (known: standard, counting, blocked, split-block, scalable, cuckoo, xor, binary-fuse, ribbon, quotient, multiblock)";
+    calc_unknown_filter: "calc --n 1000 --p 0.01 --filter bogus" => "unknown filter 'bogus' (known: standard, counting, blocked, split-block, scalable, cuckoo, xor, binary-fuse, ribbon, quotient, multiblock, prefix)";
     calc_filter_without_p: "calc --n 1000 --filter cuckoo" => "invalid --filter: cuckoo (valid: together with --n and --p (or --fingerprint-bits for a width))";
     calc_width_without_filter: "calc --n 1000 --fingerprint-bits 12" => "invalid fingerprint-bits: 12 (valid: only with --filter cuckoo, xor, binary-fuse";
     calc_width_not_taken: "calc --filter blocked --n 1000 --fingerprint-bits 12" => "invalid fingerprint-bits: 12 (valid: not used by blocked";

@@ -295,6 +295,53 @@ pub fn headline_ratios() -> Vec<Ratio> {
         ("build", "bloomlab-quotient-inserts"),
         le(0.2),
     ));
+    // Issue 38 item 5: the prefix filter (≈0.37% by its 8-bit remainders, 11.6 bits/key)
+    // against cuckoo (inserts) and blocked (queries), both sized for the prefix filter's own
+    // rate at n, and against them at the suite's p = 1% (the paired runner adds the witness).
+    for op in ["insert", "query_hit", "query_miss"] {
+        for (num, den, target, what) in [
+            (
+                "bloomlab-prefix",
+                "bloomlab-cuckoo-at-prefix-rate",
+                (op == "insert").then_some(1.0),
+                "cuckoo at the prefix filter's rate",
+            ),
+            (
+                "bloomlab-prefix",
+                "bloomlab-blocked-at-prefix-rate",
+                (op == "query_hit").then_some(1.0),
+                "blocked at the prefix filter's rate",
+            ),
+            (
+                "bloomlab-prefix",
+                "bloomlab-cuckoo",
+                None,
+                "cuckoo at p = 1%",
+            ),
+            (
+                "bloomlab-prefix",
+                "bloomlab-blocked",
+                None,
+                "blocked at p = 1%",
+            ),
+            (
+                "bloomlab-prefix-batch",
+                "bloomlab-prefix",
+                None,
+                "contains_batch / contains",
+            ),
+        ] {
+            if op == "insert" && num == "bloomlab-prefix-batch" {
+                continue;
+            }
+            v.push((
+                format!("{op}: {num} / {den} ({what})"),
+                (op, num),
+                (op, den),
+                target.and_then(le),
+            ));
+        }
+    }
     // The dynamic path (AnyFilter through the registry, batched) against the monomorphic type.
     for op in ["dynamic_insert", "dynamic_query_hit", "dynamic_query_miss"] {
         for kind in DYNAMIC_KINDS {

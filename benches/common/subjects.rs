@@ -18,8 +18,8 @@
 
 use bloomlab::filters::MultiblockBloom;
 use bloomlab::filters::{
-    BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, QuotientFilter, RibbonFilter,
-    ScalableBloom, SplitBlockBloom, XorFilter,
+    BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, PrefixFilter, QuotientFilter,
+    RibbonFilter, ScalableBloom, SplitBlockBloom, XorFilter,
 };
 use bloomlab::hash::{
     EnhancedDouble64, EnhancedDoubleHashing, Foldhash, ItemHasher, RotateAdd64, Sip13, Xxh3,
@@ -237,6 +237,14 @@ fn lab_meta<F: Filter>(f: &mut F) -> (u64, String) {
 }
 
 /// A bloomlab filter, one query at a time: `lab!(name, role, |n, p| -> Result<F>)`.
+/// The rate a prefix filter for `n` keys delivers (its model at n): what the cuckoo and blocked
+/// subjects it is compared with are sized for.
+fn prefix_rate(n: u64) -> f64 {
+    bloomlab::theory::prefix::sizing(n, None)
+        .expect("prefix sizing")
+        .fpr_at(n)
+}
+
 macro_rules! lab {
     ($name:expr, $role:ident, $make:expr) => {
         dynamic(
@@ -718,6 +726,23 @@ pub fn entries() -> Vec<Entry> {
         quotient_build("bloomlab-quotient-bulk", true),
         quotient_build("bloomlab-quotient-bulk-witness", true),
         quotient_build("bloomlab-quotient-inserts", false),
+        // Issue 38 item 5: the prefix filter (its rate is fixed by its 8-bit remainders: the
+        // suite's p does not size it), its batch
+        // query, and cuckoo and blocked sized for the rate it delivers at n.
+        lab!(
+            "bloomlab-prefix",
+            Both,
+            |n, _p| PrefixFilter::with_capacity(n)
+        ),
+        lab_batch!("bloomlab-prefix-batch", Bench, |n, _p| {
+            PrefixFilter::with_capacity(n)
+        }),
+        lab!("bloomlab-cuckoo-at-prefix-rate", Both, |n, _p| {
+            CuckooFilter::with_rate(n, prefix_rate(n))
+        }),
+        lab!("bloomlab-blocked-at-prefix-rate", Both, |n, _p| {
+            BlockedBloom::with_rate(n, prefix_rate(n))
+        }),
         // ---- peers ----
         fastbloom_entry("fastbloom", "u64 via Hash (SipHash-1-3)", |n, p| {
             fastbloom::BloomFilter::with_false_pos(p)

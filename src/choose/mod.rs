@@ -335,7 +335,8 @@ fn variants(kind: FilterKind, c: &Constraints) -> Vec<(String, FilterSpec)> {
         | FilterKind::Scalable
         | FilterKind::Xor
         | FilterKind::Ribbon
-        | FilterKind::Quotient => vec![(name, base)],
+        | FilterKind::Quotient
+        | FilterKind::Prefix => vec![(name, base)],
     }
 }
 

@@ -62,6 +62,13 @@ pub fn model_point(spec: &FilterSpec) -> Result<ModelPoint> {
                 .map_or(1.0, |s| s.block_bits().div_ceil(512) as f64);
             (lines, lines)
         }
+        // One 32-byte PD, and the spare for the ≈5% of queries above the PD's largest.
+        FilterKind::Prefix => {
+            let routed = theory::prefix::spare_query_share(
+                n as f64 / (plan.cells as f64 / f64::from(theory::prefix::CAPACITY)),
+            );
+            (1.0 + routed, 1.0 + routed)
+        }
     };
     Ok(ModelPoint {
         bits: plan.bits,
@@ -96,6 +103,9 @@ pub fn in_cache_ns(kind: FilterKind, hit: bool) -> f64 {
         FilterKind::Quotient => (19.4, 18.9),
         // Shape (32, 8), measured 2026-12-07 at load average 22 beside split-block's 3.6/3.6.
         FilterKind::Multiblock => (6.2, 6.2),
+        // Measured 2026-12-07 in the same way (3 runs: 13.0–13.1 / 14.2–14.3, beside blocked
+        // 10.3 / 7.8–7.9 and cuckoo 8.4–8.6 / 8.4–11.9, so the rows above still hold).
+        FilterKind::Prefix => (13.0, 14.3),
     };
     if hit { h } else { m }
 }

@@ -157,6 +157,7 @@ pub(super) fn at_n(spec: &FilterSpec, layout: &Layout, bits: u64, n: u64, fpr: f
                 ),
             ]
         }
+        Layout::Prefix(s) => theory::prefix::detail_rows(s.pds, n, s.spare_capacity),
         Layout::Xor { f } => vec![
             row("fingerprint bits", f),
             row("slots", thousands(theory::xor::slots(n))),

@@ -19,8 +19,8 @@ use crate::bits::BitVec;
 use crate::error::{Error, Param, Result};
 use crate::filter::{Filter, FilterKind, Removable};
 use crate::filters::{
-    BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, MultiblockBloom, QuotientFilter,
-    RibbonFilter, ScalableBloom, SplitBlockBloom, StandardBloom, XorFilter,
+    BinaryFuseFilter, BlockedBloom, CountingBloom, CuckooFilter, MultiblockBloom, PrefixFilter,
+    QuotientFilter, RibbonFilter, ScalableBloom, SplitBlockBloom, StandardBloom, XorFilter,
 };
 use crate::hash::{AnyHasher, AnyStrategy, HashId, StrategyId};
 use crate::persist::{self, Identity, LoadOptions, Payload, Persist, SaveOptions};
@@ -56,6 +56,8 @@ pub enum AnyFilter {
     Quotient(QuotientFilter<AnyHasher>),
     /// [`FilterKind::Multiblock`].
     Multiblock(MultiblockBloom<AnyHasher>),
+    /// [`FilterKind::Prefix`].
+    Prefix(PrefixFilter<AnyHasher>),
 }
 
 /// `each!(self, f => expr)`: evaluate `expr` with `f` bound to the concrete filter.
@@ -73,6 +75,7 @@ macro_rules! each {
             AnyFilter::Ribbon($f) => $e,
             AnyFilter::Quotient($f) => $e,
             AnyFilter::Multiblock($f) => $e,
+            AnyFilter::Prefix($f) => $e,
         }
     };
 }
@@ -121,6 +124,7 @@ impl AnyFilter {
             Layout::Multiblock { shape, blocks } => {
                 Self::Multiblock(MultiblockBloom::with_blocks_and(shape, blocks, hasher)?)
             }
+            Layout::Prefix(s) => Self::Prefix(PrefixFilter::with_sizing_and(s, hasher)?),
             Layout::Xor { .. } | Layout::BinaryFuse { .. } | Layout::Ribbon { .. } => {
                 return Err(Error::Static {
                     kind: spec.kind.name(),
@@ -170,7 +174,8 @@ impl AnyFilter {
             | FilterKind::SplitBlock
             | FilterKind::Scalable
             | FilterKind::Cuckoo
-            | FilterKind::Multiblock => {
+            | FilterKind::Multiblock
+            | FilterKind::Prefix => {
                 let mut f = Self::build_with(spec, hasher)?;
                 for k in keys {
                     f.try_insert(k.as_ref())?;
@@ -220,6 +225,7 @@ impl AnyFilter {
             FilterKind::Ribbon => Self::Ribbon(Persist::decode_from(i, p, b)?),
             FilterKind::Quotient => Self::Quotient(Persist::decode_from(i, p, b)?),
             FilterKind::Multiblock => Self::Multiblock(Persist::decode_from(i, p, b)?),
+            FilterKind::Prefix => Self::Prefix(Persist::decode_from(i, p, b)?),
         })
     }
 
@@ -282,6 +288,7 @@ impl AnyFilter {
             | Self::Ribbon(_)
             | Self::Quotient(_)
             | Self::Multiblock(_) => None,
+            Self::Prefix(_) => None,
         }
     }
 
@@ -301,6 +308,7 @@ impl AnyFilter {
             | Self::Ribbon(_)
             | Self::Quotient(_)
             | Self::Multiblock(_) => None,
+            Self::Prefix(_) => None,
         }
     }
 
@@ -507,6 +515,7 @@ mod tests {
             (FilterKind::Ribbon, 8),
             (FilterKind::Quotient, 9),
             (FilterKind::Multiblock, 10),
+            (FilterKind::Prefix, 11),
         ];
         assert_eq!(pinned.len(), FilterKind::ALL.len());
         for (kind, code) in pinned {

@@ -99,6 +99,7 @@ pub(super) enum Layout {
         shape: theory::multiblock::Shape,
         blocks: u64,
     },
+    Prefix(theory::prefix::Sizing),
 }
 
 impl Plan {
@@ -133,6 +134,7 @@ impl Plan {
             Layout::Multiblock { shape, .. } => {
                 theory::multiblock::fpr_multiblock(*shape, self.bits, n)
             }
+            Layout::Prefix(s) => s.fpr_at(n),
         }
     }
 
@@ -340,6 +342,11 @@ impl FilterSpec {
                 let bytes = m.div_ceil(512) * 64;
                 (Layout::Multiblock { shape, blocks }, m, bytes, shape.k(), m)
             }
+            FilterKind::Prefix => {
+                let s = theory::prefix::sizing(n, self.p)?;
+                let slots = s.pds * u64::from(theory::prefix::CAPACITY);
+                (Layout::Prefix(s), s.bits(), s.bytes(), 1, slots)
+            }
         };
         let mut plan = Plan {
             kind: self.kind,
@@ -504,6 +511,7 @@ pub(super) fn refuse_m_k(spec: &FilterSpec) -> Result<()> {
         FilterKind::BinaryFuse => "binary-fuse: sized from its keys and p (or fingerprint-bits)",
         FilterKind::Ribbon => "ribbon: sized from its keys and p (or fingerprint-bits)",
         FilterKind::Quotient => "quotient: sized from n and p (or fingerprint-bits as r)",
+        FilterKind::Prefix => "prefix: sized from n and p (8-bit remainders; load 0.95 or lower)",
         FilterKind::Standard
         | FilterKind::Counting
         | FilterKind::Blocked

@@ -313,6 +313,7 @@ pub mod split_block;
 pub use exact::{ExactFpr, ExactMethod, fpr_exact, fpr_exact_with_bound};
 pub mod binary_fuse;
 pub mod cuckoo;
+pub mod prefix;
 pub mod quotient;
 pub mod ribbon;
 pub mod rules;

@@ -58,14 +58,14 @@ impl<H: PersistHasher> Persist for BlockedBloom<H> {
         let len = r.u64("len")?;
         r.finish()?;
         let hasher: H = plain_hasher(kind, id)?;
-        if blocks.checked_mul(64) != Some(payload.len()) {
+        if blocks.checked_mul(64) != Some(payload.remaining()) {
             return Err(corrupt(format!(
                 "blocked filter payload is {} bytes, but {blocks} blocks need 64 each",
-                payload.len()
+                payload.remaining()
             )));
         }
         let n = usize::try_from(blocks).map_err(|_| Error::Allocation {
-            bytes: u128::from(payload.len()),
+            bytes: u128::from(payload.remaining()),
         })?;
         let mut v: Vec<Block> = try_zeroed(n)?;
         payload.read_into(&mut v, 64, |c| {

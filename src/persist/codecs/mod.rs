@@ -9,6 +9,7 @@ mod counting;
 mod cuckoo;
 mod multiblock;
 mod payload;
+mod prefix;
 mod quotient;
 mod ribbon;
 mod scalable;
