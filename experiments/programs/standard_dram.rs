@@ -352,30 +352,27 @@ fn main() {
             bits[s] as f64 / n as f64
         );
     }
-    println!(
-        "| ratio bloomlab / fastbloom (median of per-round ratios) | {:.2} | {:.2} | {:.2} | | |",
-        ratio(0, 1, 0),
-        ratio(0, 1, 1),
-        ratio(0, 1, 2)
-    );
-    println!(
-        "| witness: bloomlab again / bloomlab | {:.2} | {:.2} | {:.2} | | |",
-        ratio(2, 0, 0),
-        ratio(2, 0, 1),
-        ratio(2, 0, 2)
-    );
-    println!(
-        "| ratio rotate-add-64 (the control) / fastbloom | {:.2} | {:.2} | {:.2} | | |",
-        ratio(5, 1, 0),
-        ratio(5, 1, 1),
-        ratio(5, 1, 2)
-    );
-    println!(
-        "| ratio enhanced-double-64 / rotate-add-64 (the strategy's share) | {:.2} | {:.2} | {:.2} | | |",
-        ratio(0, 5, 0),
-        ratio(0, 5, 1),
-        ratio(0, 5, 2)
-    );
+    for (a, b, what) in [
+        (
+            0,
+            1,
+            "ratio bloomlab / fastbloom (median of per-round ratios)",
+        ),
+        (2, 0, "witness: bloomlab again / bloomlab"),
+        (5, 1, "ratio rotate-add-64 (the control) / fastbloom"),
+        (
+            0,
+            5,
+            "ratio enhanced-double-64 / rotate-add-64 (the strategy's share)",
+        ),
+    ] {
+        println!(
+            "| {what} | {:.2} | {:.2} | {:.2} | | |",
+            ratio(a, b, 0),
+            ratio(a, b, 1),
+            ratio(a, b, 2)
+        );
+    }
     for (s, what) in [(3, "early-exit loop"), (4, "all-probes loop")] {
         println!(
             "| ratio {what} / fastbloom | | {:.2} | {:.2} | | |",
