@@ -65,21 +65,30 @@ pub(super) fn parities<const R: usize>(f: impl Fn(usize) -> u64) -> u32 {
     out
 }
 
-/// The `R` result bits of the window starting at row `s` with coefficients `c`, over the
-/// interleaved `solution` of `last + 1` blocks (block `b` = words `b·R .. b·R + R`, word `j`
-/// holding bit `j` of the block's 64 rows).
+/// The two blocks of the window starting at row `s` with coefficients `c`, over the interleaved
+/// `solution` of `last + 1` blocks (block `b` = words `b·R .. b·R + R`, word `j` holding bit `j`
+/// of the block's 64 rows), and the coefficients' halves that pick from each.
 #[inline(always)]
-#[must_use]
-pub(super) fn window<const R: usize>(solution: &[u64], last: usize, s: u64, c: u64) -> u32 {
+fn blocks<const R: usize>(solution: &[u64], last: usize, s: u64, c: u64) -> [(&[u64], u64); 2] {
     let block = (s / 64) as usize;
     let off = (s % 64) as u32;
     // Rows s .. s+64: `lo` from this block, `hi` from the next (none when the window starts a
     // block, which the last start does: then `c_hi` is 0 and the last block is read twice).
     let c_lo = c << off;
     let c_hi = (c >> 1) >> (63 - off);
-    let lo = &solution[block * R..block * R + R];
     let next = (block + 1).min(last);
-    let hi = &solution[next * R..next * R + R];
+    [
+        (&solution[block * R..block * R + R], c_lo),
+        (&solution[next * R..next * R + R], c_hi),
+    ]
+}
+
+/// The `R` result bits of the window starting at row `s` with coefficients `c` ([`blocks`]):
+/// bit `j` the parity of the window's column `j` under `c`.
+#[inline(always)]
+#[must_use]
+pub(super) fn window<const R: usize>(solution: &[u64], last: usize, s: u64, c: u64) -> u32 {
+    let [(lo, c_lo), (hi, c_hi)] = blocks::<R>(solution, last, s, c);
     parities::<R>(|j| (lo[j] & c_lo) ^ (hi[j] & c_hi))
 }
 
@@ -89,19 +98,14 @@ pub(super) fn window<const R: usize>(solution: &[u64], last: usize, s: u64, c: u
 #[inline(always)]
 #[must_use]
 pub(super) fn window_popcnt<const R: usize>(solution: &[u64], last: usize, s: u64, c: u64) -> u32 {
-    let block = (s / 64) as usize;
-    let off = (s % 64) as u32;
-    let c_lo = c << off;
-    let c_hi = (c >> 1) >> (63 - off);
-    let lo = &solution[block * R..block * R + R];
-    let next = (block + 1).min(last);
-    let hi = &solution[next * R..next * R + R];
+    let [(lo, c_lo), (hi, c_hi)] = blocks::<R>(solution, last, s, c);
     let mut out = 0u32;
     for j in (0..R).rev() {
         out = (out << 1) | (((lo[j] & c_lo) ^ (hi[j] & c_hi)).count_ones() & 1);
     }
     out
 }
+
 /// Back-substitute the banded rows (`coeff[i]` with its own column at bit 0, `result[i]`) from
 /// the last row up into the interleaved solution of `R`-bit rows (`solution` holds
 /// `coeff.len() / 64 · R` words; rows left empty are free and get 0).
