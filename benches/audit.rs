@@ -144,6 +144,11 @@ const NOTES: &str = "
   is fixed by the fingerprint width (2^-8 = 0.39%, 2^-16 = 0.0015%), not by p; each takes the
   `u64` key and mixes it once with a seeded 64-bit finalizer (bloomlab splitmix64, xorf murmur3
   fmix64). bloomlab 4-wise binary fuse spends ≈1.075·f bits/key at 10^6 against 3-wise 1.125·f.
+- **Ribbon (bloomlab-ribbon7/10, pleat-ribbon7/10)**: the rate is fixed by the result width r
+  (2^-7 = 0.78%, 2^-10 = 0.098%), not by p. bloomlab's is a standard ribbon (w = 64, r-bit
+  fingerprints, rows `(1 + ε(n))·n` with RocksDB's w = 64 table); pleat 0.1.0's `Ribbon<R>` is a
+  homogeneous ribbon (w = 64, no fingerprints: a key is present when its `r` parities are all 0;
+  free rows filled pseudo-randomly), about 1.09·R bits/key by its README.
 - **bloomfilter 3.0.2**: the 32-byte seed keys its two SipHashes with bytes 0..16 and 16..32; a
   seed with equal halves (e.g. `[7; 32]`) makes both hashes equal and measured 3.7% at 1%.
   Configured here with distinct halves.

@@ -601,6 +601,11 @@ impl<H: ItemHasher> StaticSet for BinaryFuseFilter<H> {
         self.contains_key_hash(k)
     }
 }
+impl<H: ItemHasher> StaticSet for RibbonFilter<H> {
+    fn has(&self, k: u64) -> bool {
+        self.contains_key_hash(k)
+    }
+}
 macro_rules! xorf_set {
     ($($t:ty),*) => {$(
         impl StaticSet for $t {
@@ -636,6 +641,12 @@ fn lab_fuse4_8(k: &[u64]) -> Box<dyn StaticSet> {
 }
 fn lab_fuse4_16(k: &[u64]) -> Box<dyn StaticSet> {
     Box::new(BinaryFuseFilter::from_key_hashes(k, 16, 4, Xxh3::default()).expect("fuse"))
+}
+fn lab_ribbon7(k: &[u64]) -> Box<dyn StaticSet> {
+    Box::new(RibbonFilter::from_key_hashes(k, 7, Xxh3::default()).expect("ribbon"))
+}
+fn lab_ribbon10(k: &[u64]) -> Box<dyn StaticSet> {
+    Box::new(RibbonFilter::from_key_hashes(k, 10, Xxh3::default()).expect("ribbon"))
 }
 fn xorf_xor8(k: &[u64]) -> Box<dyn StaticSet> {
     Box::new(xorf::Xor8::from(k))
@@ -682,6 +693,8 @@ fn static_for_miss(make: MakeStatic) -> (Box<dyn StaticSet>, Vec<u64>) {
 #[bench::lab_fuse16(args = (lab_fuse16), setup = static_for_build)]
 #[bench::lab_fuse4_8(args = (lab_fuse4_8), setup = static_for_build)]
 #[bench::lab_fuse4_16(args = (lab_fuse4_16), setup = static_for_build)]
+#[bench::lab_ribbon7(args = (lab_ribbon7), setup = static_for_build)]
+#[bench::lab_ribbon10(args = (lab_ribbon10), setup = static_for_build)]
 #[bench::xorf_xor8(args = (xorf_xor8), setup = static_for_build)]
 #[bench::xorf_xor16(args = (xorf_xor16), setup = static_for_build)]
 #[bench::xorf_fuse8(args = (xorf_fuse8), setup = static_for_build)]
@@ -698,6 +711,8 @@ fn static_build(input: (MakeStatic, Vec<u64>)) -> Box<dyn StaticSet> {
 #[bench::lab_fuse16(args = (lab_fuse16), setup = static_for_hit)]
 #[bench::lab_fuse4_8(args = (lab_fuse4_8), setup = static_for_hit)]
 #[bench::lab_fuse4_16(args = (lab_fuse4_16), setup = static_for_hit)]
+#[bench::lab_ribbon7(args = (lab_ribbon7), setup = static_for_hit)]
+#[bench::lab_ribbon10(args = (lab_ribbon10), setup = static_for_hit)]
 #[bench::xorf_xor8(args = (xorf_xor8), setup = static_for_hit)]
 #[bench::xorf_xor16(args = (xorf_xor16), setup = static_for_hit)]
 #[bench::xorf_fuse8(args = (xorf_fuse8), setup = static_for_hit)]
@@ -714,6 +729,8 @@ fn static_query_hit(input: (Box<dyn StaticSet>, Vec<u64>)) -> usize {
 #[bench::lab_fuse16(args = (lab_fuse16), setup = static_for_miss)]
 #[bench::lab_fuse4_8(args = (lab_fuse4_8), setup = static_for_miss)]
 #[bench::lab_fuse4_16(args = (lab_fuse4_16), setup = static_for_miss)]
+#[bench::lab_ribbon7(args = (lab_ribbon7), setup = static_for_miss)]
+#[bench::lab_ribbon10(args = (lab_ribbon10), setup = static_for_miss)]
 #[bench::xorf_xor8(args = (xorf_xor8), setup = static_for_miss)]
 #[bench::xorf_xor16(args = (xorf_xor16), setup = static_for_miss)]
 #[bench::xorf_fuse8(args = (xorf_fuse8), setup = static_for_miss)]

@@ -342,6 +342,29 @@ pub fn headline_ratios() -> Vec<Ratio> {
             ));
         }
     }
+    // Ribbon against xorf's BinaryFuse8 (issue 38 item 2: queries within 2×, builds 1.2×).
+    for op in ["build", "query_hit", "query_miss"] {
+        for (ours, r) in [("bloomlab-ribbon7", 7), ("bloomlab-ribbon10", 10)] {
+            v.push((
+                format!("{op}: {ours} / xorf (ribbon r={r} vs binary fuse 3-wise 8-bit)"),
+                (op, ours),
+                (op, "xorf"),
+                le(if op == "build" { 1.2 } else { 2.0 }),
+            ));
+        }
+        // Like for like with the Rust ribbon peer (pleat: homogeneous ribbon, the same w = 64
+        // interleaved query; issue 38 item 6).
+        for r in [7, 10] {
+            let ours: &'static str = format!("bloomlab-ribbon{r}").leak();
+            let peer: &'static str = format!("pleat-ribbon{r}").leak();
+            v.push((
+                format!("{op}: {ours} / {peer} (ribbon w=64 r={r}, standard vs homogeneous)"),
+                (op, ours),
+                (op, peer),
+                le(1.0),
+            ));
+        }
+    }
     // The dynamic path (AnyFilter through the registry, batched) against the monomorphic type.
     for op in ["dynamic_insert", "dynamic_query_hit", "dynamic_query_miss"] {
         for kind in DYNAMIC_KINDS {

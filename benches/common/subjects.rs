@@ -574,6 +574,50 @@ macro_rules! lab_static {
     };
 }
 
+/// A bloomlab ribbon filter of `r`-bit results over the `u64` keys given as their key hashes.
+macro_rules! lab_ribbon {
+    ($name:expr, $r:expr) => {
+        fixed(
+            $name,
+            STATIC_KEYS_LAB,
+            Role::Both,
+            |all: &[u64]| RibbonFilter::from_key_hashes(all, $r, Xxh3::default()).expect("ribbon"),
+            |f, keys| count(f, keys, |f, k| f.contains_key_hash(k)),
+            |f| {
+                let b = f.bits();
+                (
+                    b,
+                    format!("ribbon w=64 r={} (fixed 2^-{}), {b} bits", $r, $r),
+                )
+            },
+        )
+    };
+}
+
+/// pleat's homogeneous ribbon filter (w = 64, `R` result bits, pleated construction) over the
+/// `u64` keys (mixed with its seed by murmur3's fmix64-style finalizer: the same per-key cost).
+macro_rules! pleat_ribbon {
+    ($name:expr, $r:literal) => {
+        fixed(
+            $name,
+            "u64 (pleat: fmix64-style finalizer, seeded)",
+            Role::Both,
+            |all: &[u64]| pleat::filter::Ribbon::<$r>::from_keys_pleated(all),
+            |f, keys| count(f, keys, |f, k| f.contains(k)),
+            |f| {
+                let b = f.size_bytes() as u64 * 8;
+                (
+                    b,
+                    format!(
+                        "pleat homogeneous ribbon w=64 r={} (~2^-{}), {b} bits",
+                        $r, $r
+                    ),
+                )
+            },
+        )
+    };
+}
+
 /// An xorf filter of type `$t` (fingerprints of `$bits` bits) over the `u64` keys.
 macro_rules! xorf_static {
     ($name:expr, $t:ty, $bits:expr, $what:expr) => {
@@ -895,7 +939,13 @@ pub fn entries() -> Vec<Entry> {
         lab_static!("bloomlab-fuse16", fuse, 3, 16),
         lab_static!("bloomlab-fuse4-8", fuse, 4, 8),
         lab_static!("bloomlab-fuse4-16", fuse, 4, 16),
+        // Ribbon (r = 7 and 10 bits) over the same u64 keys as the static rows above
+        // (`from_key_hashes` / `contains_key_hash`): the peer of its ratios is xorf BinaryFuse8.
+        lab_ribbon!("bloomlab-ribbon7", 7),
+        lab_ribbon!("bloomlab-ribbon10", 10),
         xorf_static!("xorf", xorf::BinaryFuse8, 8, "BinaryFuse8"),
+        pleat_ribbon!("pleat-ribbon7", 7),
+        pleat_ribbon!("pleat-ribbon10", 10),
         xorf_static!("xorf-fuse16", xorf::BinaryFuse16, 16, "BinaryFuse16"),
         xorf_static!("xorf-xor8", xorf::Xor8, 8, "Xor8"),
         xorf_static!("xorf-xor16", xorf::Xor16, 16, "Xor16"),

@@ -5,11 +5,12 @@
 //! Each repetition builds every subject once, in a rotating order, from the same `n` keys
 //! (`mix64(i ^ SALT)`, the criterion suite's keys): a load spike then hits all subjects
 //! alike instead of one. Prints ns per key (minimum and median over the repetitions) and the
-//! ratios bloomlab / xorf of the same design. Both sides borrow the keys (`from_key_hashes(&keys,
+//! ratios bloomlab / xorf of the same design, and bloomlab's ribbon (r = 7, 10) / xorf
+//! BinaryFuse8. Both sides borrow the keys (`from_key_hashes(&keys,
 //! …)`, xorf's `try_from(&keys)`), as the criterion suite's `build` group does; what a copy of
 //! the keys would cost is a row of its own.
 
-use bloomlab::filters::{BinaryFuseFilter, XorFilter};
+use bloomlab::filters::{BinaryFuseFilter, RibbonFilter, XorFilter};
 use bloomlab::hash::{Xxh3, mix64};
 use std::hint::black_box;
 use std::time::Instant;
@@ -71,6 +72,18 @@ fn main() {
             }),
         ),
         (
+            "bloomlab-ribbon7",
+            Box::new(|k: &[u64]| {
+                black_box(RibbonFilter::from_key_hashes(k, 7, Xxh3::default()).ok());
+            }),
+        ),
+        (
+            "bloomlab-ribbon10",
+            Box::new(|k: &[u64]| {
+                black_box(RibbonFilter::from_key_hashes(k, 10, Xxh3::default()).ok());
+            }),
+        ),
+        (
             "copy of the keys (to_vec)",
             Box::new(|k: &[u64]| {
                 black_box(k.to_vec());
@@ -115,7 +128,8 @@ fn main() {
         med.push((min, m));
         println!("{name:<28} {min:>8.2} {m:>8.2}");
     }
-    for (a, b) in [(0, 1), (2, 3), (4, 5)] {
+    // Ribbon (r = 7, 10) against xorf's BinaryFuse8, the reference peer.
+    for (a, b) in [(0, 1), (2, 3), (4, 5), (6, 1), (7, 1)] {
         println!(
             "{} / {}: min {:.3}, median {:.3}",
             subjects[a].0,

@@ -79,9 +79,9 @@ pub(crate) fn dispatch_with<K: Kernel>(cpu: Option<Avx2>, k: K) -> K::Out {
     #[cfg(target_arch = "x86_64")]
     {
         if cpu.is_some() {
-            // SAFETY: `run_avx2` is safe Rust compiled with AVX2 enabled; its only requirement
-            // is that the CPU supports AVX2. An `Avx2` value exists only where `Avx2::detect`
-            // has checked that (its field is private to this module).
+            // SAFETY: `run_avx2` is safe Rust compiled with AVX2 and POPCNT enabled; its only
+            // requirement is that the CPU supports both. An `Avx2` value exists only where
+            // `Avx2::detect` has checked that (its field is private to this module).
             #[allow(unsafe_code)]
             return unsafe { run_avx2(k) };
         }
@@ -101,9 +101,11 @@ fn run_portable<K: Kernel>(k: K) -> K::Out {
     k.run()
 }
 
-/// `k.run()`, compiled with AVX2 enabled (the caller must have checked the CPU has it).
+/// `k.run()`, compiled with AVX2 and POPCNT enabled (the caller must have checked the CPU has
+/// both; every AVX2 CPU has POPCNT, but [`avx2_available`] tests it too). POPCNT makes
+/// `count_ones` one instruction (the ribbon filter's parities).
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,popcnt")]
 pub(crate) fn run_avx2<K: Kernel>(k: K) -> K::Out {
     k.run()
 }
@@ -113,7 +115,7 @@ pub(crate) fn run_avx2<K: Kernel>(k: K) -> K::Out {
 pub fn avx2_available() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        std::arch::is_x86_feature_detected!("avx2")
+        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("popcnt")
     }
     #[cfg(not(target_arch = "x86_64"))]
     {

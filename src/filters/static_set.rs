@@ -1,7 +1,8 @@
 //! What the static-set filters ([`XorFilter`](super::XorFilter),
 //! [`BinaryFuseFilter`](super::BinaryFuseFilter), [`RibbonFilter`](super::RibbonFilter)) share:
-//! the key hashes and a bounded seed loop ([`seed_attempts`] for ribbon, over deduplicated
-//! hashes; [`peel_attempts`] for the first two, with their fingerprint table and the peeling).
+//! the key hashes, the seeds of the attempts ([`attempt_seed`], [`mix`]) and, for the first two, a
+//! bounded seed loop ([`peel_attempts`]) with their fingerprint table and the peeling (ribbon's
+//! loop is its own, `ribbon/build.rs`).
 //!
 //! Both filters store one `f`-bit fingerprint per slot and answer a query by XORing the
 //! key's slots (Graf & Lemire 2020, 2022). Construction is by *peeling*: a slot that exactly one
@@ -199,49 +200,6 @@ pub(crate) struct Peeled {
     pub(crate) seed: u64,
     pub(crate) attempt: u32,
     pub(crate) distinct: u64,
-}
-
-/// The attempt of [`seed_attempts`] that succeeded: its seed and its number (0-based).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Attempted {
-    pub(crate) seed: u64,
-    pub(crate) attempt: u32,
-}
-
-/// The bounded seed loop every static kind shares: attempt `a` (0 to [`MAX_ATTEMPTS`] − 1)
-/// mixes the `distinct` hashes with its seed (sorted first when `sort`) and hands them to
-/// `build(a, mixed)`, which returns true on success (keeping what it built) and false to try
-/// the next seed.
-///
-/// # Errors
-/// What `build` returns; [`Error::Construction`] (naming `kind`) when every seed fails.
-pub(crate) fn seed_attempts<H: ItemHasher>(
-    (kind, label): (&'static str, &[u8]),
-    distinct: &[u64],
-    hasher: &H,
-    sort: bool,
-    mut build: impl FnMut(u32, &[u64]) -> Result<bool>,
-) -> Result<Attempted> {
-    let mut mixed: Vec<u64> = Vec::new();
-    mixed
-        .try_reserve_exact(distinct.len())
-        .map_err(|_| alloc_err(distinct.len(), 8))?;
-    for attempt in 0..MAX_ATTEMPTS {
-        let seed = attempt_seed(hasher, label, attempt);
-        mixed.clear();
-        mixed.extend(distinct.iter().map(|&k| mix(k, seed)));
-        if sort {
-            mixed.sort_unstable();
-        }
-        if build(attempt, &mixed)? {
-            return Ok(Attempted { seed, attempt });
-        }
-    }
-    Err(Error::Construction {
-        kind,
-        keys: distinct.len() as u64,
-        attempts: MAX_ATTEMPTS,
-    })
 }
 
 /// How attempt `a` over `n` distinct keys places them: the table's slots, the bits of the

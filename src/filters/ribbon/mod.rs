@@ -10,12 +10,19 @@
 //! faster width: `ε ≈ 11.8%` at 10⁶ keys, about a binary fuse filter's 12.5%, with any result
 //! width from 1 to 32 bits instead of 8 or 16 ([`crate::theory::ribbon`]).
 
+mod build;
+mod kernel;
+
+use super::avx2::{Avx2, Kernel, dispatch_with};
+use super::batch;
+use super::prefetch::prefetch;
 use super::static_set::{self, KeyHashes};
-use crate::bits::try_zeroed;
 use crate::error::{Error, Result};
 use crate::filter::{Filter, FilterKind};
 use crate::hash::{HashId, ItemHasher, StrategyId, Xxh3, mix64};
 use crate::theory::ribbon as model;
+use kernel::{window, window_popcnt, with_width};
+use std::borrow::Cow;
 
 /// The ribbon width `w` (bits of a coefficient row).
 pub const WIDTH: u32 = model::WIDTH;
@@ -35,14 +42,19 @@ pub const WIDTH: u32 = model::WIDTH;
 /// * **Layout**: the solution is *interleaved* (the paper's interleaved solution storage): block `b` of 64 rows is `r`
 ///   words, word `j` holding bit `j` of each of the block's rows, so a query reads word `j` of
 ///   two adjacent blocks.
-/// * **Construction** from the whole set ([`RibbonFilter::from_keys_and`]): hashes are
-///   deduplicated, mixed with a seed and sorted (so by start row), then each row is banded in
-///   on the fly: while the row's leading column already holds a row, XOR that row in and shift
-///   to the next set bit; a row that reduces to 0 with fingerprint 0 was implied by the others,
-///   one that reduces to 0 with a non-zero fingerprint makes the system unsolvable, and the
-///   next seed is tried, at most [`static_set::MAX_ATTEMPTS`] times, then
-///   [`Error::Construction`]. Back-substitution from the last row fills the solution (rows
+/// * **Construction** from the whole set ([`RibbonFilter::from_keys_and`],
+///   [`RibbonFilter::from_key_hashes`]): per seed, the hashes are mixed with it, counting-sorted
+///   by their top bits (so by start row) and deduplicated in one linear pass (`ribbon/build.rs`),
+///   then each row is banded in on the fly: while the row's leading column already holds a row,
+///   XOR that row in and shift to the next set bit; a row that reduces to 0 with fingerprint 0
+///   was implied by the others, one that reduces to 0 with a non-zero fingerprint makes the
+///   system unsolvable, and the next seed is tried, at most [`static_set::MAX_ATTEMPTS`] times,
+///   then [`Error::Construction`]. Back-substitution from the last row fills the solution (rows
 ///   left empty are free and set to 0).
+/// * **Query speed**: the `r` parities are `r` POPCNTs on CPUs with AVX2 and POPCNT (run-time
+///   test, `filters/avx2.rs`), else eight words folded together at a time
+///   (`ribbon/kernel.rs`); one monomorphic query per result width; [`Filter::contains_batch`]
+///   prefetches the windows of large filters a chunk ahead (`filters/batch.rs`).
 /// * **Static**: [`Filter::try_insert`] returns [`Error::Static`].
 ///
 /// ```
@@ -70,6 +82,8 @@ pub struct RibbonFilter<H = Xxh3> {
     distinct: u64,
     attempts: u32,
     hasher: H,
+    /// `Some` on CPUs with AVX2 and POPCNT: the query's parities are one `popcnt` a word.
+    cpu: Option<Avx2>,
 }
 
 /// The label the seeds of a ribbon filter are derived from.
@@ -81,7 +95,7 @@ const COEFF_KEY: u64 = 0x2545_f491_4f6c_dd1d;
 /// A key's equation: start row, coefficient row, fingerprint (`h` mixed with the seed; `starts`
 /// = m − 63 possible starts; `mask` the low `r` bits).
 #[inline]
-fn equation(h: u64, starts: u64, mask: u32) -> (u64, u64, u32) {
+pub(super) fn equation(h: u64, starts: u64, mask: u32) -> (u64, u64, u32) {
     let c = mix64(h ^ COEFF_KEY) | 1;
     (start_row(h, starts), c, h as u32 & mask)
 }
@@ -95,80 +109,8 @@ pub fn start_row(h: u64, starts: u64) -> u64 {
 }
 
 /// The low `r` bits.
-fn mask_of(r: u32) -> u32 {
+pub(super) fn mask_of(r: u32) -> u32 {
     if r >= 32 { u32::MAX } else { (1 << r) - 1 }
-}
-
-/// Scratch rows of the banding, kept across attempts.
-#[derive(Debug)]
-struct Banding {
-    coeff: Vec<u64>,
-    result: Vec<u32>,
-}
-
-impl Banding {
-    fn new(slots: usize) -> Result<Self> {
-        Ok(Self {
-            coeff: try_zeroed(slots)?,
-            result: try_zeroed(slots)?,
-        })
-    }
-
-    /// Band the equations of the mixed hashes `hashes` in, one by one. False when one reduces
-    /// to `0 = f` with `f ≠ 0` (no solution under this seed).
-    fn add_all(&mut self, hashes: &[u64], mask: u32) -> bool {
-        self.coeff.fill(0);
-        self.result.fill(0);
-        let starts = self.coeff.len() as u64 - u64::from(WIDTH - 1);
-        for &h in hashes {
-            let (s, mut c, mut f) = equation(h, starts, mask);
-            let mut i = s as usize;
-            loop {
-                // Row i's columns are i .. i+64 and bit 0 of c is column i: the row's nonzero
-                // columns never pass those of the rows it came from, so i < m.
-                let e = self.coeff[i];
-                if e == 0 {
-                    self.coeff[i] = c;
-                    self.result[i] = f;
-                    break;
-                }
-                c ^= e;
-                f ^= self.result[i];
-                if c == 0 {
-                    if f != 0 {
-                        return false;
-                    }
-                    break;
-                }
-                let t = c.trailing_zeros();
-                c >>= t;
-                i += t as usize;
-            }
-        }
-        true
-    }
-
-    /// Back-substitute from the last row into the interleaved solution of `r`-bit rows.
-    fn solve(&self, r: u32) -> Result<Vec<u64>> {
-        let r = r as usize;
-        let mut solution: Vec<u64> = try_zeroed(self.coeff.len() / 64 * r)?;
-        // state[j] bit k = bit j of the solution at row i + k (the rows after i, shifted in).
-        let mut state = [0u64; 32];
-        for i in (0..self.coeff.len()).rev() {
-            let (c, f) = (self.coeff[i], self.result[i]);
-            for (j, w) in state[..r].iter_mut().enumerate() {
-                let shifted = *w << 1;
-                // c's bit 0 is this row's own column: the rest select rows i+1 .. i+64.
-                let bit = ((shifted & c).count_ones() ^ (f >> j)) & 1;
-                *w = shifted | u64::from(bit);
-            }
-            if i % 64 == 0 {
-                let b = i / 64;
-                solution[b * r..(b + 1) * r].copy_from_slice(&state[..r]);
-            }
-        }
-        Ok(solution)
-    }
 }
 
 impl RibbonFilter<Xxh3> {
@@ -198,41 +140,55 @@ impl<H: ItemHasher> RibbonFilter<H> {
         K: AsRef<[u8]>,
     {
         model::check_result_bits(r)?;
-        let KeyHashes {
-            hashes: mut distinct,
-            given,
-        } = static_set::key_hashes(&hasher, keys)?;
-        // The banding needs distinct hashes (two equal rows with one seed are one equation).
-        static_set::dedup(&mut distinct);
-        let n = model::check_keys(distinct.len() as u64)?;
-        Self::construct(&distinct, given, r, model::slots(n), hasher)
+        let KeyHashes { hashes, given } = static_set::key_hashes(&hasher, keys)?;
+        Self::construct(&hashes, given, r, None, hasher)
     }
 
-    /// Band and solve the distinct hashes in `slots` rows (a multiple of 64, at least 128),
-    /// trying at most [`static_set::MAX_ATTEMPTS`] seeds.
-    fn construct(distinct: &[u64], given: u64, r: u32, slots: u64, hasher: H) -> Result<Self> {
-        let rows = usize::try_from(slots).map_err(|_| Error::Allocation {
-            bytes: u128::from(slots) * 12,
-        })?;
-        let mut banding = Banding::new(rows)?;
-        let mask = mask_of(r);
-        let done = static_set::seed_attempts(
+    /// A ribbon filter of `r`-bit results over key hashes (repeats allowed): the values
+    /// [`RibbonFilter::contains_key_hash`] takes. For a key of bytes `b` that is
+    /// `hasher.hash128(b).lo`, which is what [`Filter::contains`] computes; `u64` keys that are
+    /// already well spread may be passed themselves (each is mixed with the seed by the
+    /// splitmix64 finalizer, as for [`super::BinaryFuseFilter::from_key_hashes`]).
+    ///
+    /// # Errors
+    /// As [`RibbonFilter::from_keys_and`].
+    pub fn from_key_hashes<'a>(
+        hashes: impl Into<Cow<'a, [u64]>>,
+        r: u32,
+        hasher: H,
+    ) -> Result<Self> {
+        model::check_result_bits(r)?;
+        let hashes = hashes.into();
+        Self::construct(&hashes, hashes.len() as u64, r, None, hasher)
+    }
+
+    /// Sort, band and solve the hashes (repeats allowed) in `slots` rows (a multiple of 64, at
+    /// least 128; `None`: [`model::slots`] of the distinct hashes), trying at most
+    /// [`static_set::MAX_ATTEMPTS`] seeds.
+    fn construct(
+        hashes: &[u64],
+        given: u64,
+        r: u32,
+        slots: Option<u64>,
+        hasher: H,
+    ) -> Result<Self> {
+        let done = build::construct(
             (FilterKind::Ribbon.name(), SEED_LABEL),
-            distinct,
+            hashes,
+            r,
             &hasher,
-            true,
-            |_, mixed| Ok(banding.add_all(mixed, mask)),
+            |distinct| Ok(slots.unwrap_or(model::slots(model::check_keys(distinct)?))),
         )?;
-        let solution = banding.solve(r)?;
         Ok(Self {
-            solution,
-            slots,
+            solution: done.solution,
+            slots: done.slots,
             r,
             seed: done.seed,
             len: given,
-            distinct: distinct.len() as u64,
-            attempts: done.attempt + 1,
+            distinct: done.distinct,
+            attempts: done.attempts,
             hasher,
+            cpu: Avx2::hot(),
         })
     }
 
@@ -254,6 +210,7 @@ impl<H: ItemHasher> RibbonFilter<H> {
             distinct,
             attempts,
             hasher,
+            cpu: Avx2::hot(),
         }
     }
 
@@ -305,43 +262,72 @@ impl<H: ItemHasher> RibbonFilter<H> {
         RibbonView(self)
     }
 
-    /// The `r` result bits of mixed hash `h`, and its fingerprint.
+    /// Whether the key of hash `key_hash` (see [`RibbonFilter::from_key_hashes`]) may be in the
+    /// set: mixed with the seed once, its window's `r` parities against its fingerprint.
     #[inline]
-    fn query(&self, h: u64) -> (u32, u32) {
-        let r = self.r as usize;
+    #[must_use]
+    pub fn contains_key_hash(&self, key_hash: u64) -> bool {
+        self.check(static_set::mix(key_hash, self.seed))
+    }
+
+    /// Whether the key of mixed hash `h` may be in the set.
+    #[inline(always)]
+    fn check(&self, h: u64) -> bool {
+        if self.cpu.is_some() {
+            return dispatch_with(self.cpu, Popcnt(self, h));
+        }
         let (s, c, f) = equation(h, self.slots - u64::from(WIDTH - 1), mask_of(self.r));
-        let block = (s / 64) as usize;
-        let off = (s % 64) as u32;
-        // The window's rows s .. s+64: `lo` from this block, `hi` from the next (none when the
-        // window starts a block, which the last start does).
-        let c_lo = c << off;
-        let c_hi = (c >> 1) >> (63 - off);
         // The last block (m/64 − 1: a shift, not a division by r).
         let last = (self.slots / 64) as usize - 1;
-        let lo = &self.solution[block * r..block * r + r];
-        let next = (block + 1).min(last);
-        let hi = &self.solution[next * r..next * r + r];
-        // Parities eight at a time (the baseline x86-64 target has no popcount instruction):
-        // fold each word's 64 bits to a byte of the same parity, pack eight bytes in a word,
-        // fold each byte to its bit 0, and gather those bits with one multiply.
-        let mut out = 0u32;
-        for (g, (la, hb)) in lo.chunks(8).zip(hi.chunks(8)).enumerate() {
-            let mut packed = 0u64;
-            for (i, (a, b)) in la.iter().zip(hb).enumerate() {
-                let mut v = (a & c_lo) ^ (b & c_hi);
-                v ^= v >> 32;
-                v ^= v >> 16;
-                v ^= v >> 8;
-                packed |= (v & 0xff) << (8 * i);
+        with_width!(self.r, window(&self.solution, last, s, c)) == f
+    }
+}
+
+/// The query of a mixed hash by [`window_popcnt`], run by [`dispatch_with`] in the code compiled
+/// with AVX2 and POPCNT (two words: passed in registers).
+struct Popcnt<'a, H>(&'a RibbonFilter<H>, u64);
+
+impl<H> Kernel for Popcnt<'_, H> {
+    type Out = bool;
+    #[inline(always)]
+    fn run(self) -> bool {
+        let (f, h) = (self.0, self.1);
+        let (s, c, want) = equation(h, f.slots - u64::from(WIDTH - 1), mask_of(f.r));
+        let last = (f.slots / 64) as usize - 1;
+        with_width!(f.r, window_popcnt(&f.solution, last, s, c)) == want
+    }
+}
+
+/// Queries per chunk of a batch (the blocked filter's depth, `filters/batch.rs`).
+const BATCH: usize = 16;
+
+impl<H: ItemHasher> batch::Staged for RibbonFilter<H> {
+    type Step = u64;
+    /// An item's mixed hash, and (when `warm`) the lines of its window prefetched: the `2r`
+    /// words of its block and the next, one prefetch per 64 bytes and one for the last word.
+    #[inline(always)]
+    fn stage(&self, item: &[u8], warm: bool) -> u64 {
+        let h = static_set::mix(self.hasher.hash128(item).lo, self.seed);
+        if warm {
+            let s = start_row(h, self.slots - u64::from(WIDTH - 1));
+            let r = self.r as usize;
+            let first = (s / 64) as usize * r;
+            let end = (first + 2 * r).min(self.solution.len());
+            for w in (first..end).step_by(8) {
+                prefetch(&self.solution[w]);
             }
-            packed ^= packed >> 4;
-            packed ^= packed >> 2;
-            packed ^= packed >> 1;
-            // Bit 8i moves to bit 56 + i (the products' exponents are distinct: no carries).
-            let bits = (packed & 0x0101_0101_0101_0101).wrapping_mul(0x0102_0408_1020_4080) >> 56;
-            out |= (bits as u32) << (8 * g);
+            prefetch(&self.solution[end - 1]);
         }
-        (out, f)
+        h
+    }
+    #[inline(always)]
+    fn probe_step(&self, h: u64) -> bool {
+        self.check(h)
+    }
+    /// A ribbon filter is static: nothing is ever stored (refused).
+    #[inline(always)]
+    fn store_step(&mut self, _: u64) -> bool {
+        false
     }
 }
 
@@ -382,9 +368,12 @@ impl<H: ItemHasher> Filter for RibbonFilter<H> {
     }
     #[inline]
     fn contains(&self, item: &[u8]) -> bool {
-        let h = static_set::mix(self.hasher.hash128(item).lo, self.seed);
-        let (got, want) = self.query(h);
-        got == want
+        self.contains_key_hash(self.hasher.hash128(item).lo)
+    }
+    /// Hash every item and prefetch its window a chunk ahead, then answer the chunk: the cache
+    /// misses of a large filter overlap (`filters/batch.rs`); in cache, no prefetch.
+    fn contains_batch(&self, items: &[&[u8]], out: &mut [bool]) {
+        batch::contains::<_, BATCH>(self, items, out, batch::prefetch_pays(self.bytes()));
     }
     fn len(&self) -> u64 {
         self.len
@@ -491,7 +480,7 @@ mod tests {
     #[test]
     fn an_unsolvable_system_stops_with_a_typed_error() {
         let hashes: Vec<u64> = (1..=300).collect();
-        let e = RibbonFilter::construct(&hashes, 300, 8, 128, Xxh3::default()).unwrap_err();
+        let e = RibbonFilter::construct(&hashes, 300, 8, Some(128), Xxh3::default()).unwrap_err();
         assert_eq!(
             e,
             Error::Construction {
@@ -502,7 +491,60 @@ mod tests {
         );
         // 100 equations in 128 rows usually solve.
         let hashes: Vec<u64> = (1..=100).collect();
-        assert!(RibbonFilter::construct(&hashes, 100, 8, 128, Xxh3::default()).is_ok());
+        assert!(RibbonFilter::construct(&hashes, 100, 8, Some(128), Xxh3::default()).is_ok());
+    }
+
+    /// The batch answers what single queries answer, in cache (no prefetch) and past
+    /// `PREFETCH_MIN_BYTES` (r = 32: 4 bytes a row, so 250,000 keys make about 1.1 MB).
+    #[test]
+    fn batch_queries_answer_like_single_ones() {
+        for (n, r) in [(5_000u64, 7), (250_000, 32)] {
+            let f = RibbonFilter::from_keys((0..n).map(u64::to_le_bytes), r).unwrap();
+            assert_eq!(
+                batch::prefetch_pays(f.bytes()),
+                r == 32,
+                "{} bytes",
+                f.bytes()
+            );
+            // Members, then absent keys (about 2^-r of them answer yes).
+            let keys: Vec<[u8; 8]> = (n - 1000..n + 3000).map(u64::to_le_bytes).collect();
+            let items: Vec<&[u8]> = keys.iter().map(|k| &k[..]).collect();
+            let mut out = vec![false; items.len()];
+            f.contains_batch(&items, &mut out);
+            let single: Vec<bool> = items.iter().map(|k| f.contains(k)).collect();
+            assert_eq!(out, single, "n={n}");
+            assert!(out[..1000].iter().all(|&b| b));
+        }
+    }
+
+    /// The POPCNT path (where this CPU has it) and the portable fold answer alike, for every
+    /// width, members and absent keys.
+    #[test]
+    fn popcnt_and_portable_paths_answer_alike() {
+        let keys: Vec<[u8; 8]> = (0..2000u64).map(u64::to_le_bytes).collect();
+        for r in model::RESULT_BITS {
+            let fast = RibbonFilter::from_keys(&keys, r).unwrap();
+            let mut portable = fast.clone();
+            portable.cpu = None;
+            let mut yes = 0;
+            for k in 0..20_000u64 {
+                let k = k.to_le_bytes();
+                assert_eq!(fast.contains(&k), portable.contains(&k), "r={r}");
+                yes += usize::from(portable.contains(&k));
+            }
+            assert!(yes >= 2000, "r={r}: {yes}");
+        }
+    }
+
+    #[test]
+    fn from_key_hashes_is_from_keys_of_the_same_hashes() {
+        let keys: Vec<[u8; 8]> = (0..3000u64).map(u64::to_le_bytes).collect();
+        let h = Xxh3::default();
+        let hashes: Vec<u64> = keys.iter().map(|k| h.hash128(k).lo).collect();
+        let a = RibbonFilter::from_keys(&keys, 9).unwrap();
+        let b = RibbonFilter::from_key_hashes(&hashes, 9, h).unwrap();
+        assert_eq!((a.solution(), a.seed()), (b.solution(), b.seed()));
+        assert!(hashes.iter().all(|&k| b.contains_key_hash(k)));
     }
 
     #[test]
