@@ -104,7 +104,6 @@ pub fn load_with<T>(
     let unread = payload.remaining();
     payload.drain()?;
     drop(payload);
-    drop(reader);
     let mut tag = [0u8; MAC_LEN];
     if tagged {
         file.read_exact(&mut tag).map_err(ioe)?;
