@@ -43,37 +43,32 @@ trait Peer {
     fn size_and_model(&self, n: u64) -> (u64, f64, String);
 }
 
-struct FastBloom(fastbloom::BloomFilter);
-impl Peer for FastBloom {
-    fn insert(&mut self, k: u64) -> bool {
-        self.0.insert(&k);
-        true
-    }
-    fn contains(&self, k: u64) -> bool {
-        self.0.contains(&k)
-    }
-    fn size_and_model(&self, n: u64) -> (u64, f64, String) {
-        let (m, k) = (self.0.num_bits() as u64, self.0.num_hashes());
-        let what = format!("m={m} k={k}");
-        (m / 8, theory::fpr_classic(m, n, k), what)
-    }
+/// A fastbloom filter (0.17 or 0.9): the same API, the standard formula on its own m and k.
+macro_rules! fastbloom_peer {
+    ($name:ident, $t:ty, $what:expr) => {
+        struct $name($t);
+        impl Peer for $name {
+            fn insert(&mut self, k: u64) -> bool {
+                self.0.insert(&k);
+                true
+            }
+            fn contains(&self, k: u64) -> bool {
+                self.0.contains(&k)
+            }
+            fn size_and_model(&self, n: u64) -> (u64, f64, String) {
+                let (m, k) = (self.0.num_bits() as u64, self.0.num_hashes());
+                let what = format!("m={m} k={k}{}", $what);
+                (m / 8, theory::fpr_classic(m, n, k), what)
+            }
+        }
+    };
 }
-
-struct FastBloom09(fastbloom09::BloomFilter<512>);
-impl Peer for FastBloom09 {
-    fn insert(&mut self, k: u64) -> bool {
-        self.0.insert(&k);
-        true
-    }
-    fn contains(&self, k: u64) -> bool {
-        self.0.contains(&k)
-    }
-    fn size_and_model(&self, n: u64) -> (u64, f64, String) {
-        let (m, k) = (self.0.num_bits() as u64, self.0.num_hashes());
-        let what = format!("m={m} k={k} (BloomFilter<512>)");
-        (m / 8, theory::fpr_classic(m, n, k), what)
-    }
-}
+fastbloom_peer!(FastBloom, fastbloom::BloomFilter, "");
+fastbloom_peer!(
+    FastBloom09,
+    fastbloom09::BloomFilter<512>,
+    " (BloomFilter<512>)"
+);
 
 struct Sbbf(sbbf_rs_safe::Filter);
 fn xxh3(k: u64) -> u64 {
