@@ -169,6 +169,10 @@ pub enum Error {
         /// The fingerprint of the key supplied.
         given: u64,
     },
+    /// A file whose key is withheld failed its keyed MAC (`persist::mac`): it was changed after
+    /// it was written, by someone without the key (accidental damage is [`Error::Corrupt`]).
+    #[error("authentication failed: {0}")]
+    AuthenticationFailed(String),
     /// An experiment spec (TOML) is invalid: where, which field, what is wrong.
     #[error("{file}:{line}:{column}: {field}: {message}")]
     Spec {
@@ -292,6 +296,7 @@ impl Error {
             | Error::Mismatch { .. }
             | Error::KeyRequired { .. }
             | Error::WrongKey { .. }
+            | Error::AuthenticationFailed(_)
             | Error::UnsupportedVersion { .. }
             | Error::Corrupt(_)
             | Error::Incompatible(_)

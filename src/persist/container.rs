@@ -1,7 +1,9 @@
 //! The container every filter kind shares: the fixed header (layout in the [module
-//! documentation](super)), the trailing XXH3 checksum, and the checks a file passes before any
-//! kind-specific decoding: magic, version, lengths, checksum, ids, key.
+//! documentation](super)), the keyed MAC of a withheld-key file ([`super::mac`]), the trailing
+//! XXH3 checksum, and the checks a file passes before any kind-specific decoding: magic,
+//! version, lengths, checksum, ids, key, MAC.
 
+use super::mac::{self, MAC_LEN, Mac};
 use super::{KeyPolicy, LoadOptions, Persist, SaveOptions};
 use crate::error::{Error, Result};
 use crate::filter::FilterKind;
@@ -19,6 +21,10 @@ pub const HEADER_LEN: usize = 52;
 pub const CHECKSUM_LEN: usize = 8;
 /// The largest params block accepted (a kind's params are a few numbers, never data).
 pub const MAX_PARAMS_LEN: u32 = 4096;
+/// The key-mode byte of a withheld key with a keyed MAC after the payload (every withheld-key
+/// file this build writes); `1` is a withheld key without one (older files, refused when the
+/// key is supplied: [`mac::untagged`]).
+pub const KEY_MODE_TAGGED: u8 = 2;
 /// The strategy byte of a kind without an index strategy.
 pub const NO_STRATEGY: u8 = 0xFF;
 
@@ -70,6 +76,8 @@ pub struct FileInfo {
     pub key_mode: KeyMode,
     /// The key's fingerprint.
     pub key_fingerprint: u64,
+    /// Whether a keyed MAC follows the payload (key mode 2, [`super::mac`]).
+    pub tagged: bool,
     /// Params bytes.
     pub params_len: u32,
     /// Payload bytes.
@@ -90,10 +98,11 @@ pub(super) fn resolve_key_mode(id: &Identity, policy: KeyPolicy) -> KeyMode {
     }
 }
 
-/// A writer that hashes everything written through it.
+/// A writer that hashes everything written through it (and MACs it, for a tagged file).
 pub(super) struct ChecksumWriter<'a> {
     pub(super) inner: &'a mut dyn Write,
     pub(super) hasher: xxhash_rust::xxh3::Xxh3Default,
+    pub(super) mac: Option<Mac>,
     pub(super) written: u64,
 }
 
@@ -101,6 +110,9 @@ impl Write for ChecksumWriter<'_> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let n = self.inner.write(buf)?;
         self.hasher.update(&buf[..n]);
+        if let Some(m) = &mut self.mac {
+            m.update(&buf[..n]);
+        }
         self.written += n as u64;
         Ok(n)
     }
@@ -124,7 +136,7 @@ pub(super) fn build_header<F: Persist>(
     h[12] = id.strategy.map_or(NO_STRATEGY, StrategyId::code);
     h[13] = match mode {
         KeyMode::Stored => 0,
-        KeyMode::Withheld => 1,
+        KeyMode::Withheld => KEY_MODE_TAGGED,
     };
     if mode == KeyMode::Stored {
         h[16..24].copy_from_slice(&id.key[0].to_le_bytes());
@@ -185,7 +197,12 @@ pub(super) fn declared_len(head: &[u8]) -> Result<u64> {
         )));
     }
     let payload_len = le_u64(head, 44);
-    (HEADER_LEN as u64 + CHECKSUM_LEN as u64 + u64::from(params_len))
+    let tag = if head[13] == KEY_MODE_TAGGED {
+        MAC_LEN as u64
+    } else {
+        0
+    };
+    (HEADER_LEN as u64 + CHECKSUM_LEN as u64 + tag + u64::from(params_len))
         .checked_add(payload_len)
         .ok_or_else(|| corrupt(format!("payload length {payload_len} is impossibly large")))
 }
@@ -197,9 +214,14 @@ pub(super) struct Parts<'a> {
     pub(super) key: KeyMaterial,
     pub(super) params: &'a [u8],
     pub(super) payload: &'a [u8],
+    /// Header, params and payload: what the MAC covers.
+    pub(super) body: &'a [u8],
+    /// The stored MAC (empty for an untagged file).
+    pub(super) tag: &'a [u8],
 }
 
-/// Split and verify the container: magic, version, lengths, checksum, ids.
+/// Split and verify the container: magic, version, lengths, checksum, ids (not the MAC: that
+/// needs the key, [`verify`]).
 pub(super) fn open(bytes: &[u8]) -> Result<Parts<'_>> {
     let total = declared_len(bytes)?;
     let have = bytes.len() as u64;
@@ -220,11 +242,15 @@ pub(super) fn open(bytes: &[u8]) -> Result<Parts<'_>> {
     check_sum(stored, computed)?;
     let (info, key) = parse_header(bytes)?;
     let p_end = HEADER_LEN + info.params_len as usize;
+    let tag_len = if info.tagged { MAC_LEN } else { 0 };
+    let payload_end = body_len - tag_len;
     Ok(Parts {
         info,
         key,
         params: &bytes[HEADER_LEN..p_end],
-        payload: &bytes[p_end..body_len],
+        payload: &bytes[p_end..payload_end],
+        body: &bytes[..payload_end],
+        tag: &bytes[payload_end..body_len],
     })
 }
 
@@ -254,7 +280,7 @@ pub(super) fn parse_header(bytes: &[u8]) -> Result<(FileInfo, KeyMaterial)> {
     };
     let key_mode = match bytes[13] {
         0 => KeyMode::Stored,
-        1 => KeyMode::Withheld,
+        1 | KEY_MODE_TAGGED => KeyMode::Withheld,
         c => return Err(corrupt(format!("unknown key mode {c}"))),
     };
     if bytes[14] != 0 || bytes[15] != 0 {
@@ -276,6 +302,7 @@ pub(super) fn parse_header(bytes: &[u8]) -> Result<(FileInfo, KeyMaterial)> {
         strategy,
         key_mode,
         key_fingerprint,
+        tagged: bytes[13] == KEY_MODE_TAGGED,
         params_len,
         payload_len,
     };
@@ -291,21 +318,15 @@ pub fn read_info(bytes: &[u8]) -> Result<FileInfo> {
     open(bytes).map(|p| p.info)
 }
 
-/// Verify the container against what the caller expects, resolve the key.
+/// Verify the container against what the caller expects, resolve the key, check the MAC of a
+/// tagged file.
 pub(super) fn verify<'a>(bytes: &'a [u8], opts: &LoadOptions) -> Result<Parts<'a>> {
-    let Parts {
-        info,
-        key: stored_key,
-        params,
-        payload,
-    } = open(bytes)?;
-    let key = expect(&info, stored_key, opts)?;
-    Ok(Parts {
-        info,
-        key,
-        params,
-        payload,
-    })
+    let p = open(bytes)?;
+    let key = expect(&p.info, p.key, opts)?;
+    if p.info.tagged {
+        mac::check(p.tag, &mac::tag(key, p.body))?;
+    }
+    Ok(Parts { key, ..p })
 }
 
 /// Check a verified header against what the caller expects; the resolved key material.
@@ -353,6 +374,9 @@ pub(super) fn expect(
                     expected: info.key_fingerprint,
                     given,
                 });
+            }
+            if !info.tagged {
+                return Err(mac::untagged());
             }
             km
         }

@@ -15,7 +15,7 @@
 //! | 10 | 1 | filter kind, [`FilterKind::code`] |
 //! | 11 | 1 | hash function, [`HashId::code`] |
 //! | 12 | 1 | index strategy, [`StrategyId::code`], or `0xFF` for a kind without one |
-//! | 13 | 1 | key mode: `0` = key material stored below, `1` = withheld (the loader must supply it) |
+//! | 13 | 1 | key mode: `0` = key material stored below, `2` = withheld (the loader must supply it) with a keyed MAC after the payload ([`mac`]); `1` = withheld without a MAC (older files: refused when the key is supplied, [`Error::AuthenticationFailed`]) |
 //! | 14 | 2 | reserved, must be 0 |
 //! | 16 | 16 | key material `k0`, `k1` (`u64` each): the hash's seed (`k0`) or SipHash key; all zero when withheld |
 //! | 32 | 8 | key fingerprint: SipHash-2-4 under `(k0, k1)` of `"bloomlab key fingerprint v1"` |
@@ -23,10 +23,11 @@
 //! | 44 | 8 | payload length L, `u64` |
 //! | 52 | P | params (per kind) |
 //! | 52+P | L | payload (per kind) |
-//! | 52+P+L | 8 | checksum: XXH3-64 (seed 0) of every byte before it |
+//! | 52+P+L | 16 | key mode 2 only: the MAC, two SipHash-2-4 tags of bytes `0..52+P+L` under keys derived from the key ([`mac`]) |
+//! | 52+P+L(+16) | 8 | checksum: XXH3-64 (seed 0) of every byte before it |
 //!
-//! The file is exactly `60 + P + L` bytes; anything shorter is truncated, anything longer is
-//! refused (trailing bytes mean a length is wrong).
+//! The file is exactly `60 + P + L` bytes (`76 + P + L` in key mode 2); anything shorter is
+//! truncated, anything longer is refused (trailing bytes mean a length is wrong).
 //!
 //! **Standard filter** (kind 0): params = `m: u64, k: u32, reserved: u32 = 0, len: u64`
 //! (24 bytes); payload = the `⌈m/64⌉` words of the bit array (bit `i` is bit `i % 64` of word
@@ -85,7 +86,13 @@
 //! brute-forced; only a 128-bit SipHash key is a real secret.
 //!
 //! The checksum detects damage, not tampering: anyone who can write the file can also fix up the
-//! checksum.
+//! checksum, and a forged payload (bits cleared) with a recomputed checksum loads and answers
+//! "absent" for keys the filter holds. A file whose key is withheld (a SipHash key from
+//! `--key-file`) is **authenticated** as well: a keyed MAC over header, params and payload
+//! ([`mac`]) that only the key's holder can compute, checked on every load that supplies the key
+//! ([`Error::AuthenticationFailed`], distinct from [`Error::Corrupt`]: damage fails the checksum
+//! first). A file with its key stored in the clear, or loaded without supplying a key, is not
+//! authenticated (whoever can write it can rewrite the key too).
 //!
 //! # Safety of loading
 //!
@@ -112,6 +119,7 @@
 pub use crate::fsutil as atomic;
 mod codecs;
 mod container;
+pub mod mac;
 pub mod stream;
 /// Tests: re-seal a modified file with a correct checksum, so the checks behind it are hit.
 #[cfg(test)]
@@ -144,8 +152,8 @@ pub use codecs::{ParamReader, Payload, Persist, words_from_le, write_words_le};
 // hashes (`crate::hash::key`, `crate::hash::strategy`); re-exported here under their old paths.
 pub use crate::hash::{KeyMaterial, PersistHasher, PersistStrategy, key_fingerprint, key_material};
 pub use container::{
-    CHECKSUM_LEN, FORMAT_VERSION, FileInfo, HEADER_LEN, Identity, KeyMode, MAGIC, MAX_PARAMS_LEN,
-    NO_STRATEGY, read_info,
+    CHECKSUM_LEN, FORMAT_VERSION, FileInfo, HEADER_LEN, Identity, KEY_MODE_TAGGED, KeyMode, MAGIC,
+    MAX_PARAMS_LEN, NO_STRATEGY, read_info,
 };
 
 use crate::error::{Error, Result};
@@ -277,9 +285,11 @@ pub fn write_to<F: Persist>(f: &F, w: &mut dyn Write, opts: &SaveOptions) -> io:
             )
         })?;
     let header = build_header(f, opts, params_len);
+    let tagged = header[13] == KEY_MODE_TAGGED;
     let mut cw = ChecksumWriter {
         inner: w,
         hasher: xxhash_rust::xxh3::Xxh3Default::new(),
+        mac: tagged.then(|| mac::Mac::new(f.identity().key)),
         written: 0,
     };
     cw.write_all(&header)?;
@@ -296,6 +306,9 @@ pub fn write_to<F: Persist>(f: &F, w: &mut dyn Write, opts: &SaveOptions) -> io:
             ),
         ));
     }
+    if let Some(m) = cw.mac.take() {
+        cw.write_all(&m.tag())?;
+    }
     let sum = cw.hasher.digest();
     cw.inner.write_all(&sum.to_le_bytes())?;
     cw.inner.flush()
@@ -306,7 +319,9 @@ pub fn write_to<F: Persist>(f: &F, w: &mut dyn Write, opts: &SaveOptions) -> io:
 /// # Errors
 /// [`Error::Allocation`] when the buffer cannot be had.
 pub fn to_bytes<F: Persist>(f: &F, opts: &SaveOptions) -> Result<Vec<u8>> {
-    let total = (HEADER_LEN + CHECKSUM_LEN) as u64 + f.params().len() as u64 + f.payload_len();
+    let total = (HEADER_LEN + CHECKSUM_LEN + mac::MAC_LEN) as u64
+        + f.params().len() as u64
+        + f.payload_len();
     let cap = usize::try_from(total).map_err(|_| Error::Allocation {
         bytes: u128::from(total),
     })?;

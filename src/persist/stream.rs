@@ -18,9 +18,10 @@
 
 use super::codecs::Payload;
 use super::container::{
-    CHECKSUM_LEN, FileInfo, HEADER_LEN, check_sum, corrupt, declared_len, expect, identity, le_u64,
-    parse_header, verify,
+    CHECKSUM_LEN, FileInfo, HEADER_LEN, KEY_MODE_TAGGED, check_sum, corrupt, declared_len, expect,
+    identity, le_u64, parse_header, verify,
 };
+use super::mac::{self, MAC_LEN, Mac, MacReader};
 use super::{Identity, LoadOptions, read_from};
 use crate::error::{Error, Result};
 use std::io::{self, Read};
@@ -71,19 +72,43 @@ pub fn load_with<T>(
     file.read_exact(&mut params).map_err(ioe)?;
     hasher.update(&head);
     hasher.update(&params);
-    let mut payload = Payload::from_reader(&mut file, &mut hasher, &name, payload_len);
-    let decoded = parse_header(&head).and_then(|(info, stored_key)| {
-        let key = expect(&info, stored_key, opts)?;
-        let id = Identity {
-            hash: info.hash,
-            key,
-            strategy: info.strategy,
-        };
-        decode(&info, &id, &params, &mut payload)
-    });
+    // A tagged file loaded with a key: the MAC over header, params and payload, computed as the
+    // payload is read (checked after the checksum, below). Without a key, `expect` refuses.
+    let tagged = head[13] == KEY_MODE_TAGGED;
+    let mut mac = opts
+        .key
+        .filter(|_| tagged)
+        .map(|k| Mac::new(crate::hash::key_material(&k)));
+    if let Some(m) = &mut mac {
+        m.update(&head);
+        m.update(&params);
+    }
+    let mut reader = MacReader {
+        inner: &mut file,
+        mac: mac.as_mut(),
+    };
+    let mut payload = Payload::from_reader(&mut reader, &mut hasher, &name, payload_len);
+    let expected = parse_header(&head)
+        .and_then(|(info, stored_key)| Ok((info, expect(&info, stored_key, opts)?)));
+    let decoded = match &expected {
+        Ok((info, key)) => {
+            let id = Identity {
+                hash: info.hash,
+                key: *key,
+                strategy: info.strategy,
+            };
+            decode(info, &id, &params, &mut payload)
+        }
+        Err(_) => Err(corrupt("not decoded")),
+    };
     let unread = payload.remaining();
     payload.drain()?;
     drop(payload);
+    let mut tag = [0u8; MAC_LEN];
+    if tagged {
+        file.read_exact(&mut tag).map_err(ioe)?;
+        hasher.update(&tag);
+    }
     let mut sum = [0u8; CHECKSUM_LEN];
     file.read_exact(&mut sum).map_err(ioe)?;
     if file.read(&mut [0u8; 1]).map_err(ioe)? != 0 {
@@ -92,6 +117,12 @@ pub fn load_with<T>(
         ));
     }
     check_sum(u64::from_le_bytes(sum), hasher.digest())?;
+    // In the in-memory order: the header's checks and the key, then the MAC, then whatever the
+    // (possibly forged) contents made the decoder say.
+    expected?;
+    if let Some(m) = &mac {
+        mac::check(&tag, &m.tag())?;
+    }
     let value = decoded?;
     if unread != 0 {
         return Err(corrupt(format!(

@@ -418,7 +418,7 @@ fn secret_key_is_withheld_by_default_and_required_at_load() {
     let mut f = StandardBloom::keyed(200, 0.01, key).unwrap();
     f.insert(b"secret item");
     let b = to_bytes(&f, &SaveOptions::default()).unwrap();
-    assert_eq!(b[13], 1, "withheld");
+    assert_eq!(b[13], KEY_MODE_TAGGED, "withheld, with a MAC");
     assert_eq!(&b[16..32], &[0u8; 16], "no key bytes in the file");
     assert!(
         !b.windows(8).any(|w| w == &key[..8] || w == &key[8..]),

@@ -391,7 +391,9 @@ impl Built {
                     "  the secret key is stored IN THE FILE (--store-key); keep the file private"
                 )?;
             } else {
-                outln!("  the secret key is NOT in the file: query with --key-file")?;
+                outln!(
+                    "  the secret key is NOT in the file: query with --key-file (the file is authenticated by a keyed MAC)"
+                )?;
             }
         }
         // A scalable filter grows to keep its bound; the others lose accuracy past n.

@@ -13,7 +13,7 @@ use bloomlab::spec::FilterSpec;
 use bloomlab::workload::KeyKind;
 use bloomlab::{Error, Param, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write as _};
 
 fn parse_keys(s: &str) -> std::result::Result<KeyKind, String> {
     s.parse().map_err(|e: Error| e.to_string())
@@ -151,9 +151,24 @@ pub fn run(a: &Args) -> Result<()> {
         );
         b
     });
+    // Not a terminal (a log file of a long run, e.g. experiments/programs/extreme_scale_rows.sh):
+    // a line every 5% of a big run, with the elapsed time and an ETA, instead of the bar.
+    let started = std::time::Instant::now();
+    let shown = std::sync::atomic::AtomicU64::new(0);
+    let lines = bar.is_none() && work >= 100_000_000;
     let progress = |f: f64| {
         if let Some(b) = &bar {
             b.set_position((f * 1000.0) as u64);
+        }
+        let step = (f * 20.0) as u64;
+        if lines && step > shown.fetch_max(step, std::sync::atomic::Ordering::Relaxed) {
+            let el = started.elapsed().as_secs_f64();
+            let eta = el / f.max(1e-9) * (1.0 - f);
+            let _ = writeln!(
+                std::io::stderr(),
+                "measuring: {}% ({el:.0} s elapsed, eta {eta:.0} s)",
+                step * 5
+            );
         }
     };
     let ctl = Control {

@@ -28,9 +28,11 @@ fn parse_hash(s: &str) -> std::result::Result<HashId, String> {
 ///
 /// The file's checksum (XXH3) detects accidents (a flipped bit, a cut-off copy), not tampering:
 /// whoever can write the file can change it and recompute the checksum, and a forged filter
-/// answers "absent" for keys it holds. --key-file keeps the hash key secret (a file built with
-/// it does not load without it) but does not authenticate the rest of the file: keep filter
-/// files where only you can write them.
+/// answers "absent" for keys it holds. A file built with --key-file is authenticated: it
+/// withholds the key and carries a keyed MAC (SipHash-2-4) over header, params and payload,
+/// checked when queried with --key-file ("authentication failed" if the file was changed
+/// without the key; "corrupt" for accidental damage). Without a key (or with --store-key) there
+/// is no MAC: keep such files where only you can write them.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The filter file (written by `bloomlab build`).
