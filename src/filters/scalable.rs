@@ -4,6 +4,8 @@ use crate::bits::BitVec;
 use crate::error::{Error, Result};
 use crate::filter::{Filter, FilterKind};
 use crate::filters::StandardBloom;
+use crate::filters::batch::{self, Probe};
+use crate::filters::bulk::{self, At, Depth};
 use crate::hash::{
     EnhancedDoubleHashing, Hash128, HashId, IndexStrategy, ItemHasher, StrategyId, Xxh3, reduce,
 };
@@ -643,6 +645,9 @@ impl<H: ItemHasher, S: IndexStrategy> Filter for ScalableBloom<H, S> {
             .rev()
             .any(|l| l.filter.contains_prehashed(pre))
     }
+    fn contains_batch(&self, items: &[&[u8]], out: &mut [bool]) {
+        self.contains_batch_at(items, out, Depth::SCALABLE);
+    }
 
     /// Inserts over all layers (saturating at `u64::MAX`).
     fn len(&self) -> u64 {
@@ -721,6 +726,73 @@ impl<H: ItemHasher, S: IndexStrategy> Filter for ScalableBloom<H, S> {
             ("probes per absent query".into(), probes.to_string()),
             ("layers (items/capacity, k, rate)".into(), layers),
         ]
+    }
+}
+
+/// The scalable filter's batch query (issue 38, `filters/bulk.rs`): each item hashed once, the
+/// words of its first [`Depth::lines`] positions in every layer prefetched a chunk before the
+/// layers are probed, newest first, as [`Filter::contains`] probes them.
+impl<H: ItemHasher, S: IndexStrategy> Probe for At<'_, ScalableBloom<H, S>> {
+    type Step = Hash128;
+    #[inline(always)]
+    fn stage(&self, item: &[u8], warm: bool) -> Hash128 {
+        let f = self.f;
+        // Never `None` here: `contains_batch_at` answers `independent` one item at a time.
+        let h = f
+            .strategy
+            .prehash(&f.hasher, item)
+            .hashed()
+            .unwrap_or_default();
+        if warm {
+            for l in f.layers.iter().rev() {
+                let (bits, k) = (l.filter.bit_vec(), l.filter.k());
+                bulk::prefetch_positions(
+                    &f.strategy,
+                    h,
+                    (k, bits.len()),
+                    self.lines,
+                    bits.words(),
+                    6,
+                );
+            }
+        }
+        h
+    }
+    #[inline(always)]
+    fn probe_step(&self, h: Hash128) -> bool {
+        let f = self.f;
+        if f.direct {
+            return f
+                .layers
+                .iter()
+                .rev()
+                .any(|l| ed_contains(l.filter.bit_vec(), l.filter.k(), h, f.grouped));
+        }
+        f.layers.iter().rev().any(|l| {
+            let bits = l.filter.bit_vec();
+            f.strategy
+                .for_each_hashed(h, l.filter.k(), bits.len(), |i| bits.get(i))
+        })
+    }
+}
+
+impl<H: ItemHasher, S: IndexStrategy> ScalableBloom<H, S> {
+    /// [`Filter::contains_batch`] at an explicit pipeline depth (the default is
+    /// [`Depth::SCALABLE`]); under 1 MiB in all layers, or with `independent`, one item at a
+    /// time (as [`crate::StandardBloom::contains_batch_at`]).
+    pub fn contains_batch_at(&self, items: &[&[u8]], out: &mut [bool], depth: Depth) {
+        let warm = batch::prefetch_pays(self.bytes());
+        if !warm || self.strategy.id() == StrategyId::Independent {
+            for (o, it) in out.iter_mut().zip(items) {
+                *o = self.contains(it);
+            }
+            return;
+        }
+        let at = At {
+            f: self,
+            lines: depth.lines,
+        };
+        bulk::run(&at, items, out, depth.chunk, true);
     }
 }
 

@@ -1,0 +1,236 @@
+//! Bulk queries for the kinds whose batch was the per-item default until issue 38: the
+//! standard and counting filters (k positions anywhere in the array), the scalable filter (k
+//! positions in each layer) and the xor filter (three slots in three segments). They run the
+//! same pipelined loop as the blocked, split-block and cuckoo filters ([`super::batch`]): chunk
+//! c + 1 is hashed and its lines prefetched before chunk c is probed, in tables of at least
+//! [`super::batch::PREFETCH_MIN_BYTES`]; smaller tables are answered one item at a time (in
+//! cache a prefetch costs more than it hides, and the per-item loop is what single queries
+//! run).
+//!
+//! A [`Depth`] says how deep the pipeline runs: `chunk` items per chunk (one of
+//! [`Depth::CHUNKS`]) and, for the k-position kinds, how many of an item's first probes are
+//! prefetched (`lines`). Each kind's default was measured at n = 10^8
+//! (`experiments/programs/bulk_probe.rs`, `results/bench/bulk-probe.md`); every kind also takes
+//! an explicit depth (`contains_batch_at`), which is how that program swept them.
+
+use super::batch::{self, Probe};
+use super::prefetch::prefetch;
+use crate::hash::{Hash128, IndexStrategy};
+
+/// How deep a batch query's pipeline runs: `chunk` items are staged (hashed, and their lines
+/// prefetched) a chunk ahead of the probes, and of each item's probes the first `lines` are
+/// prefetched (the k-position kinds; the xor filter always prefetches its three slots).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Depth {
+    /// Items per chunk: one of [`Depth::CHUNKS`] (others are rounded down to one of them).
+    pub chunk: usize,
+    /// How many of an item's k positions are prefetched (at least 1; at most k are).
+    pub lines: u32,
+}
+
+impl Depth {
+    /// The chunk sizes the loop is compiled for.
+    pub const CHUNKS: [usize; 5] = [4, 8, 16, 32, 64];
+
+    /// The standard and counting filters' default (`bulk_probe` at n = 10^8, see the module
+    /// doc): 16 items a chunk, every probe prefetched.
+    pub const K_POSITIONS: Depth = Depth {
+        chunk: 16,
+        lines: 64,
+    };
+    /// The scalable filter's default: 16 items a chunk, every probe of every layer prefetched.
+    pub const SCALABLE: Depth = Depth {
+        chunk: 16,
+        lines: 64,
+    };
+    /// The xor filter's default: 16 items a chunk, the three slots prefetched.
+    pub const XOR: Depth = Depth {
+        chunk: 16,
+        lines: 3,
+    };
+}
+
+/// A filter with the number of probes a batch prefetches per item: what the k-position kinds
+/// implement [`Probe`] for.
+pub(crate) struct At<'a, F> {
+    pub(crate) f: &'a F,
+    pub(crate) lines: u32,
+}
+
+/// Run the pipelined query loop over `f` with `d.chunk` items a chunk (rounded down to one of
+/// [`Depth::CHUNKS`]; below 8, 4). `warm`: prefetch and pipeline.
+#[inline(always)]
+pub(crate) fn run<F: Probe>(f: &F, items: &[&[u8]], out: &mut [bool], chunk: usize, warm: bool) {
+    match chunk {
+        64.. => batch::contains::<F, 64>(f, items, out, warm),
+        32..64 => batch::contains::<F, 32>(f, items, out, warm),
+        16..32 => batch::contains::<F, 16>(f, items, out, warm),
+        8..16 => batch::contains::<F, 8>(f, items, out, warm),
+        _ => batch::contains::<F, 4>(f, items, out, warm),
+    }
+}
+
+/// Prefetch the cells that hold the first `lines` of the k positions `s` derives from hash `h`
+/// in an array of `m` cells, cell i living in `store[i >> shift]` (64-bit words: 6; bytes of
+/// two 4-bit counters: 1).
+#[inline(always)]
+pub(crate) fn prefetch_positions<S: IndexStrategy, T>(
+    s: &S,
+    h: Hash128,
+    (k, m): (u32, u64),
+    lines: u32,
+    store: &[T],
+    shift: u32,
+) {
+    let mut left = lines.max(1);
+    s.for_each_hashed(h, k, m, |i| {
+        if let Some(c) = store.get((i >> shift) as usize) {
+            prefetch(c);
+        }
+        left -= 1;
+        left > 0
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Filter;
+    use crate::filters::{CountingBloom, ScalableBloom, ScalableParams, StandardBloom, XorFilter};
+    use crate::hash::{AnyHasher, AnyStrategy, HashId, StrategyId, mix64};
+
+    /// The depths the tests run: every chunk size, 1 to all probes prefetched.
+    const DEPTHS: [Depth; 6] = [
+        Depth { chunk: 4, lines: 1 },
+        Depth { chunk: 8, lines: 2 },
+        Depth {
+            chunk: 16,
+            lines: 64,
+        },
+        Depth {
+            chunk: 33,
+            lines: 3,
+        },
+        Depth {
+            chunk: 64,
+            lines: 7,
+        },
+        Depth { chunk: 0, lines: 0 },
+    ];
+
+    fn keys(from: u64, n: u64) -> Vec<[u8; 8]> {
+        (from..from + n).map(|i| mix64(i).to_le_bytes()).collect()
+    }
+
+    /// Present and absent keys interleaved (`n` of each), the present ones first in `.0`.
+    fn probe_set(n: u64) -> (Vec<[u8; 8]>, Vec<[u8; 8]>) {
+        let (present, absent) = (keys(0, n), keys(1 << 40, n));
+        let mixed = present
+            .iter()
+            .zip(&absent)
+            .flat_map(|(a, b)| [*a, *b])
+            .collect();
+        (present, mixed)
+    }
+
+    /// The batched answers equal the single queries item by item at every depth and for
+    /// lengths around the chunk sizes; the set holds hits (all reported) and true misses.
+    fn check(
+        name: &str,
+        mixed: &[[u8; 8]],
+        f: &dyn Filter,
+        at: &dyn Fn(&[&[u8]], &mut [bool], Depth),
+    ) {
+        let items: Vec<&[u8]> = mixed.iter().map(|k| &k[..]).collect();
+        let want: Vec<bool> = items.iter().map(|it| f.contains(it)).collect();
+        assert!(
+            want.iter().step_by(2).all(|&b| b),
+            "{name}: a false negative"
+        );
+        assert!(
+            want.iter().skip(1).step_by(2).any(|&b| !b),
+            "{name}: no miss"
+        );
+        let first_wrong = |out: &[bool]| out.iter().zip(&want).position(|(a, b)| a != b);
+        let mut out = vec![false; items.len()];
+        f.contains_batch(&items, &mut out);
+        assert_eq!(first_wrong(&out), None, "{name}: contains_batch");
+        for d in DEPTHS {
+            for len in [0, 1, 5, 17, 64, 65, items.len()] {
+                let mut out = vec![true; len];
+                out.iter_mut().step_by(3).for_each(|o| *o = false);
+                at(&items[..len], &mut out, d);
+                assert_eq!(first_wrong(&out), None, "{name}, {d:?}, {len} items");
+            }
+        }
+    }
+
+    /// Standard and counting filters, every strategy through the registry's `AnyStrategy` and
+    /// two hashes, on both sides of the prefetch threshold (2^16 bits: one item at a time; 2^23
+    /// bits = 1 MiB, and 2^23 four-bit counters: pipelined).
+    #[test]
+    fn standard_and_counting_batches_answer_as_single_queries() {
+        let (present, mixed) = probe_set(2000);
+        for strategy in StrategyId::ALL {
+            for hash in [HashId::Xxh3, HashId::Murmur3] {
+                let (h, s) = (AnyHasher::new(hash, 0), AnyStrategy(strategy));
+                for m in [1 << 16, 1 << 23] {
+                    let name = format!("{strategy:?} {hash:?} m {m}");
+                    let mut f = StandardBloom::with_bits_and(m, 7, h.clone(), s).unwrap();
+                    present.iter().for_each(|k| f.insert(k));
+                    check(&name, &mixed, &f, &|i, o, d| f.contains_batch_at(i, o, d));
+                    let mut c = CountingBloom::with_counters_and(m, 7, h.clone(), s).unwrap();
+                    present.iter().for_each(|k| c.insert(k));
+                    check(&name, &mixed, &c, &|i, o, d| c.contains_batch_at(i, o, d));
+                }
+            }
+        }
+        // The monomorphic default type too (its own hash_item / strategy, no dispatch).
+        let mut f = StandardBloom::with_bits(1 << 23, 7).unwrap();
+        present.iter().for_each(|k| f.insert(k));
+        check("standard default", &mixed, &f, &|i, o, d| {
+            f.contains_batch_at(i, o, d)
+        });
+    }
+
+    /// Scalable filters with one layer and grown to several, pipelined (over 1 MiB in all) and
+    /// not, on the written-out enhanced-double path and through another strategy.
+    #[test]
+    fn scalable_batches_answer_as_single_queries() {
+        let (present, mixed) = probe_set(2000);
+        for strategy in [
+            StrategyId::EnhancedDouble,
+            StrategyId::Double,
+            StrategyId::Independent,
+        ] {
+            // n0 = 2^20 at 1%: 1.2 MB; n0 = 200 grown over 2000 keys: several small layers.
+            for n0 in [1 << 20, 200] {
+                let (h, s) = (AnyHasher::new(HashId::Xxh3, 0), AnyStrategy(strategy));
+                let mut f =
+                    ScalableBloom::with_params_and(ScalableParams::new(n0, 0.01), h, s).unwrap();
+                present.iter().for_each(|k| f.insert(k));
+                let name = format!("scalable {strategy:?} n0 {n0}");
+                check(&name, &mixed, &f, &|i, o, d| f.contains_batch_at(i, o, d));
+            }
+        }
+        // Grown past 1 MiB: 2^18 first, 7·10^5 keys (layers of 2^18 and 2^19 keys).
+        let mut f = ScalableBloom::new(1 << 18, 0.01).unwrap();
+        (0..700_000u64).for_each(|i| f.insert(&mix64(i).to_le_bytes()));
+        assert!(f.bytes() >= batch::PREFETCH_MIN_BYTES);
+        check("scalable grown", &mixed, &f, &|i, o, d| {
+            f.contains_batch_at(i, o, d)
+        });
+    }
+
+    /// Xor filters of both fingerprint widths, under and over 1 MiB of table.
+    #[test]
+    fn xor_batches_answer_as_single_queries() {
+        for (n, bits) in [(2000, 8), (900_000, 8), (2000, 16), (500_000, 16)] {
+            let (present, _) = probe_set(n);
+            let (_, mixed) = probe_set(2000);
+            let f = XorFilter::from_keys(present.iter(), bits).unwrap();
+            let name = format!("xor {bits}-bit, {n} keys, {} bytes", f.bytes());
+            check(&name, &mixed, &f, &|i, o, d| f.contains_batch_at(i, o, d));
+        }
+    }
+}
