@@ -338,7 +338,13 @@ fn main() {
             }
             "binary-fuse" if !sweeping => {
                 let f = BinaryFuseFilter::from_keys((0..n).map(key), 8).expect("fuse");
-                compare("binary fuse (8-bit, no prefetch)", &f, &words, n, rounds);
+                compare(
+                    "binary fuse (8-bit, 3-wise: three lines)",
+                    &f,
+                    &words,
+                    n,
+                    rounds,
+                );
             }
             _ => eprintln!("{kind}: no depth to sweep (its chunk is fixed at 16)"),
         }

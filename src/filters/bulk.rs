@@ -1,6 +1,8 @@
 //! Bulk queries for the kinds whose batch was the per-item default until issue 38: the
 //! standard and counting filters (k positions anywhere in the array), the scalable filter (k
-//! positions in each layer) and the xor filter (three slots in three segments). They run the
+//! positions in each layer), the xor filter (three slots in three segments) and the binary fuse
+//! filter (three or four slots in consecutive segments; it had a batch loop, not prefetched,
+//! and takes [`Depth::XOR`]'s chunk). They run the
 //! same pipelined loop as the blocked, split-block and cuckoo filters ([`super::batch`]): chunk
 //! c + 1 is hashed and its lines prefetched before chunk c is probed, in tables of at least
 //! [`super::batch::PREFETCH_MIN_BYTES`]; smaller tables are answered one item at a time (in
@@ -32,18 +34,30 @@ impl Depth {
     /// The chunk sizes the loop is compiled for.
     pub const CHUNKS: [usize; 5] = [4, 8, 16, 32, 64];
 
-    /// The standard and counting filters' default (`bulk_probe` at n = 10^8, see the module
-    /// doc): 16 items a chunk, every probe prefetched.
+    /// The standard and counting filters' default, and a one-layer scalable filter's: 16 items
+    /// a chunk, every probe prefetched. Swept at n = 10^8 (`bulk_probe … sweep`,
+    /// `results/bench/bulk-depth.md`): with every probe prefetched, 4 to 64 items a chunk were
+    /// within ±8% of each other on hits and misses; prefetching only the first 1 to 3 probes
+    /// made hits 1.1–1.7× slower (the probes not prefetched wait for DRAM one by one) and misses
+    /// 0.6–1.1× (most misses stop at the first or second clear bit, and fewer prefetches leave
+    /// the line-fill buffers to the next items). No depth is best for both: a caller whose
+    /// queries are mostly misses can pass `Depth { chunk: 64, lines: 2 }` to
+    /// `contains_batch_at`.
     pub const K_POSITIONS: Depth = Depth {
         chunk: 16,
         lines: 64,
     };
-    /// The scalable filter's default: 16 items a chunk, every probe of every layer prefetched.
+    /// A grown scalable filter's default (more than one layer): 16 items a chunk, the first 2
+    /// probes of every layer prefetched. Swept at n = 10^8 started at n/1000 (10 layers):
+    /// against every probe of every layer (70 prefetches an item, far more than the line-fill
+    /// buffers hold), 2 probes a layer took 0.40 [0.38, 0.42] of the time on hits and 0.40
+    /// [0.38, 0.43] on misses; 1 and 3 probes were within 0.34–0.48 too.
     pub const SCALABLE: Depth = Depth {
         chunk: 16,
-        lines: 64,
+        lines: 2,
     };
-    /// The xor filter's default: 16 items a chunk, the three slots prefetched.
+    /// The xor and binary fuse filters' default: 16 items a chunk, the slots prefetched (the
+    /// sweep at n = 10^8 could not tell 4 to 64 items apart: every interval spanned 1.00).
     pub const XOR: Depth = Depth {
         chunk: 16,
         lines: 3,
@@ -96,7 +110,9 @@ pub(crate) fn prefetch_positions<S: IndexStrategy, T>(
 mod tests {
     use super::*;
     use crate::Filter;
-    use crate::filters::{CountingBloom, ScalableBloom, ScalableParams, StandardBloom, XorFilter};
+    use crate::filters::{
+        BinaryFuseFilter, CountingBloom, ScalableBloom, ScalableParams, StandardBloom, XorFilter,
+    };
     use crate::hash::{AnyHasher, AnyStrategy, HashId, StrategyId, mix64};
 
     /// The depths the tests run: every chunk size, 1 to all probes prefetched.
@@ -231,6 +247,35 @@ mod tests {
             let f = XorFilter::from_keys(present.iter(), bits).unwrap();
             let name = format!("xor {bits}-bit, {n} keys, {} bytes", f.bytes());
             check(&name, &mixed, &f, &|i, o, d| f.contains_batch_at(i, o, d));
+        }
+    }
+
+    /// Binary fuse filters, both widths and arities, under and over 1 MiB of table (its batch
+    /// has the xor filter's fixed depth: `contains_batch` is checked, the depth sweep is not).
+    #[test]
+    fn binary_fuse_batches_answer_as_single_queries() {
+        for (n, bits, arity) in [
+            (2000, 8, 3),
+            (1 << 20, 8, 3),
+            (1 << 20, 8, 4),
+            (600_000, 16, 3),
+            (600_000, 16, 4),
+        ] {
+            let (present, _) = probe_set(n);
+            let (_, mixed) = probe_set(2000);
+            let f = BinaryFuseFilter::from_keys_arity_and(
+                present.iter(),
+                bits,
+                arity,
+                crate::hash::Xxh3::default(),
+            )
+            .unwrap();
+            assert_eq!(f.bytes() >= batch::PREFETCH_MIN_BYTES, n > 2000);
+            let name = format!(
+                "fuse {bits}-bit {arity}-wise, {n} keys, {} bytes",
+                f.bytes()
+            );
+            check(&name, &mixed, &f, &|i, o, _| f.contains_batch(i, o));
         }
     }
 }

@@ -645,8 +645,15 @@ impl<H: ItemHasher, S: IndexStrategy> Filter for ScalableBloom<H, S> {
             .rev()
             .any(|l| l.filter.contains_prehashed(pre))
     }
+    /// One layer: as the standard filter ([`Depth::K_POSITIONS`]); grown: the first probes of
+    /// each layer ([`Depth::SCALABLE`]), see there.
     fn contains_batch(&self, items: &[&[u8]], out: &mut [bool]) {
-        self.contains_batch_at(items, out, Depth::SCALABLE);
+        let depth = if self.layers.len() == 1 {
+            Depth::K_POSITIONS
+        } else {
+            Depth::SCALABLE
+        };
+        self.contains_batch_at(items, out, depth);
     }
 
     /// Inserts over all layers (saturating at `u64::MAX`).
@@ -778,7 +785,7 @@ impl<H: ItemHasher, S: IndexStrategy> Probe for At<'_, ScalableBloom<H, S>> {
 
 impl<H: ItemHasher, S: IndexStrategy> ScalableBloom<H, S> {
     /// [`Filter::contains_batch`] at an explicit pipeline depth (the default is
-    /// [`Depth::SCALABLE`]); under 1 MiB in all layers, or with `independent`, one item at a
+    /// [`Depth::K_POSITIONS`] for one layer, [`Depth::SCALABLE`] for more); under 1 MiB in all layers, or with `independent`, one item at a
     /// time (as [`crate::StandardBloom::contains_batch_at`]).
     pub fn contains_batch_at(&self, items: &[&[u8]], out: &mut [bool], depth: Depth) {
         let warm = batch::prefetch_pays(self.bytes());
