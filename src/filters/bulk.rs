@@ -17,7 +17,7 @@
 
 use super::batch::{self, Probe};
 use super::prefetch::prefetch;
-use crate::hash::{Hash128, IndexStrategy};
+use crate::hash::{Hash128, IndexStrategy, ItemHasher, StrategyId};
 
 /// How deep a batch query's pipeline runs: `chunk` items are staged (hashed, and their lines
 /// prefetched) a chunk ahead of the probes, and of each item's probes the first `lines` are
@@ -82,6 +82,40 @@ pub(crate) fn run<F: Probe>(f: &F, items: &[&[u8]], out: &mut [bool], chunk: usi
         8..16 => batch::contains::<F, 8>(f, items, out, warm),
         _ => batch::contains::<F, 4>(f, items, out, warm),
     }
+}
+
+/// Answer `items` into `out` the way the k-position kinds do: one item at a time with
+/// `single` unless the table has `bytes` of at least 1 MiB and the strategy hashes an item once
+/// (not `independent`); then through the pipelined loop over `f` with `depth`.
+#[inline(always)]
+pub(crate) fn k_positions<'a, F, S: IndexStrategy>(
+    f: &'a F,
+    (bytes, strategy): (usize, &S),
+    (items, out): (&[&[u8]], &mut [bool]),
+    depth: Depth,
+    single: impl Fn(&[u8]) -> bool,
+) where
+    At<'a, F>: Probe,
+{
+    if !batch::prefetch_pays(bytes) || strategy.id() == StrategyId::Independent {
+        for (o, it) in out.iter_mut().zip(items) {
+            *o = single(it);
+        }
+        return;
+    }
+    let at = At {
+        f,
+        lines: depth.lines,
+    };
+    run(&at, items, out, depth.chunk, true);
+}
+
+/// The one hash a k-position kind stages for `item`: what `strategy`'s positions are
+/// [`IndexStrategy::for_each_hashed`] of. Never called for `independent` ([`k_positions`]
+/// answers it one item at a time), for which it would give the default hash.
+#[inline(always)]
+pub(crate) fn stage_hash<S: IndexStrategy, H: ItemHasher>(s: &S, h: &H, item: &[u8]) -> Hash128 {
+    s.prehash(h, item).hashed().unwrap_or_default()
 }
 
 /// Prefetch the cells that hold the first `lines` of the k positions `s` derives from hash `h`

@@ -3,7 +3,7 @@
 use crate::bits::Counters4;
 use crate::error::{Error, Result};
 use crate::filter::{Filter, FilterKind, Removable};
-use crate::filters::batch::{self, Probe};
+use crate::filters::batch::Probe;
 use crate::filters::bulk::{self, At, Depth};
 use crate::hash::{
     EnhancedDoubleHashing, Hash128, HashId, IndexStrategy, ItemHasher, StrategyId, Xxh3,
@@ -507,12 +507,7 @@ impl<H: ItemHasher, S: IndexStrategy> Probe for At<'_, CountingBloom<H, S>> {
     #[inline(always)]
     fn stage(&self, item: &[u8], warm: bool) -> Hash128 {
         let f = self.f;
-        // Never `None` here: `contains_batch_at` answers `independent` one item at a time.
-        let h = f
-            .strategy
-            .prehash(&f.hasher, item)
-            .hashed()
-            .unwrap_or_default();
+        let h = bulk::stage_hash(&f.strategy, &f.hasher, item);
         if warm {
             let (km, bytes) = ((f.k, f.counters.len()), f.counters.as_bytes());
             bulk::prefetch_positions(&f.strategy, h, km, self.lines, bytes, 1);
@@ -533,18 +528,10 @@ impl<H: ItemHasher, S: IndexStrategy> CountingBloom<H, S> {
     /// [`Depth::K_POSITIONS`]); under 1 MiB of counters, or with `independent`, one item at a
     /// time (as [`crate::StandardBloom::contains_batch_at`]).
     pub fn contains_batch_at(&self, items: &[&[u8]], out: &mut [bool], depth: Depth) {
-        let warm = batch::prefetch_pays(self.counters.heap_bytes());
-        if !warm || self.strategy.id() == StrategyId::Independent {
-            for (o, it) in out.iter_mut().zip(items) {
-                *o = self.contains_item(it);
-            }
-            return;
-        }
-        let at = At {
-            f: self,
-            lines: depth.lines,
-        };
-        bulk::run(&at, items, out, depth.chunk, true);
+        let table = (self.counters.heap_bytes(), &self.strategy);
+        bulk::k_positions(self, table, (items, out), depth, |it| {
+            self.contains_item(it)
+        });
     }
 }
 

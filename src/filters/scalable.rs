@@ -4,7 +4,7 @@ use crate::bits::BitVec;
 use crate::error::{Error, Result};
 use crate::filter::{Filter, FilterKind};
 use crate::filters::StandardBloom;
-use crate::filters::batch::{self, Probe};
+use crate::filters::batch::Probe;
 use crate::filters::bulk::{self, At, Depth};
 use crate::hash::{
     EnhancedDoubleHashing, Hash128, HashId, IndexStrategy, ItemHasher, StrategyId, Xxh3, reduce,
@@ -744,12 +744,7 @@ impl<H: ItemHasher, S: IndexStrategy> Probe for At<'_, ScalableBloom<H, S>> {
     #[inline(always)]
     fn stage(&self, item: &[u8], warm: bool) -> Hash128 {
         let f = self.f;
-        // Never `None` here: `contains_batch_at` answers `independent` one item at a time.
-        let h = f
-            .strategy
-            .prehash(&f.hasher, item)
-            .hashed()
-            .unwrap_or_default();
+        let h = bulk::stage_hash(&f.strategy, &f.hasher, item);
         if warm {
             for l in f.layers.iter().rev() {
                 let (bits, k) = (l.filter.bit_vec(), l.filter.k());
@@ -788,18 +783,8 @@ impl<H: ItemHasher, S: IndexStrategy> ScalableBloom<H, S> {
     /// [`Depth::K_POSITIONS`] for one layer, [`Depth::SCALABLE`] for more); under 1 MiB in all layers, or with `independent`, one item at a
     /// time (as [`crate::StandardBloom::contains_batch_at`]).
     pub fn contains_batch_at(&self, items: &[&[u8]], out: &mut [bool], depth: Depth) {
-        let warm = batch::prefetch_pays(self.bytes());
-        if !warm || self.strategy.id() == StrategyId::Independent {
-            for (o, it) in out.iter_mut().zip(items) {
-                *o = self.contains(it);
-            }
-            return;
-        }
-        let at = At {
-            f: self,
-            lines: depth.lines,
-        };
-        bulk::run(&at, items, out, depth.chunk, true);
+        let table = (self.bytes(), &self.strategy);
+        bulk::k_positions(self, table, (items, out), depth, |it| self.contains(it));
     }
 }
 

@@ -4,21 +4,16 @@
 //! not touch.
 
 use super::StandardBloom;
-use crate::filters::batch::{self, Probe};
+use crate::filters::batch::Probe;
 use crate::filters::bulk::{self, At, Depth};
-use crate::hash::{Hash128, IndexStrategy, ItemHasher, StrategyId};
+use crate::hash::{Hash128, IndexStrategy, ItemHasher};
 
 impl<H: ItemHasher, S: IndexStrategy> Probe for At<'_, StandardBloom<H, S>> {
     type Step = Hash128;
     #[inline(always)]
     fn stage(&self, item: &[u8], warm: bool) -> Hash128 {
         let f = self.f;
-        // Never `None` here: `contains_batch_at` answers `independent` one item at a time.
-        let h = f
-            .strategy
-            .prehash(&f.hasher, item)
-            .hashed()
-            .unwrap_or_default();
+        let h = bulk::stage_hash(&f.strategy, &f.hasher, item);
         if warm {
             let km = (f.k.get(), f.bits.len());
             bulk::prefetch_positions(&f.strategy, h, km, self.lines, f.bits.words(), 6);
@@ -60,17 +55,9 @@ impl<H: ItemHasher, S: IndexStrategy> StandardBloom<H, S> {
     /// assert_eq!(out, [true, false]);
     /// ```
     pub fn contains_batch_at(&self, items: &[&[u8]], out: &mut [bool], depth: Depth) {
-        let warm = batch::prefetch_pays(self.bits.heap_bytes());
-        if !warm || self.strategy.id() == StrategyId::Independent {
-            for (o, it) in out.iter_mut().zip(items) {
-                *o = self.contains_item(it);
-            }
-            return;
-        }
-        let at = At {
-            f: self,
-            lines: depth.lines,
-        };
-        bulk::run(&at, items, out, depth.chunk, true);
+        let table = (self.bits.heap_bytes(), &self.strategy);
+        bulk::k_positions(self, table, (items, out), depth, |it| {
+            self.contains_item(it)
+        });
     }
 }
