@@ -149,6 +149,9 @@ mod tests {
     };
     use crate::hash::{AnyHasher, AnyStrategy, HashId, StrategyId, mix64};
 
+    /// A filter's `contains_batch_at`.
+    type BatchAt<'a> = dyn Fn(&[&[u8]], &mut [bool], Depth) + 'a;
+
     /// The depths the tests run: every chunk size, 1 to all probes prefetched.
     const DEPTHS: [Depth; 6] = [
         Depth { chunk: 4, lines: 1 },
@@ -185,12 +188,7 @@ mod tests {
 
     /// The batched answers equal the single queries item by item at every depth and for
     /// lengths around the chunk sizes; the set holds hits (all reported) and true misses.
-    fn check(
-        name: &str,
-        mixed: &[[u8; 8]],
-        f: &dyn Filter,
-        at: &dyn Fn(&[&[u8]], &mut [bool], Depth),
-    ) {
+    fn check(name: &str, mixed: &[[u8; 8]], f: &dyn Filter, at: &BatchAt<'_>) {
         let items: Vec<&[u8]> = mixed.iter().map(|k| &k[..]).collect();
         let want: Vec<bool> = items.iter().map(|it| f.contains(it)).collect();
         assert!(
@@ -226,10 +224,10 @@ mod tests {
                 let (h, s) = (AnyHasher::new(hash, 0), AnyStrategy(strategy));
                 for m in [1 << 16, 1 << 23] {
                     let name = format!("{strategy:?} {hash:?} m {m}");
-                    let mut f = StandardBloom::with_bits_and(m, 7, h.clone(), s).unwrap();
+                    let mut f = StandardBloom::with_bits_and(m, 7, h, s).unwrap();
                     present.iter().for_each(|k| f.insert(k));
                     check(&name, &mixed, &f, &|i, o, d| f.contains_batch_at(i, o, d));
-                    let mut c = CountingBloom::with_counters_and(m, 7, h.clone(), s).unwrap();
+                    let mut c = CountingBloom::with_counters_and(m, 7, h, s).unwrap();
                     present.iter().for_each(|k| c.insert(k));
                     check(&name, &mixed, &c, &|i, o, d| c.contains_batch_at(i, o, d));
                 }
