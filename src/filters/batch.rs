@@ -1,6 +1,6 @@
-//! The loop every batch operation shares (blocked, split-block, cuckoo): each item of a chunk
-//! is *staged* (hashed, its block found, the block prefetched), then the chunk is *finished*
-//! (probed or written).
+//! The loop every batch operation shares (blocked, split-block, cuckoo; and, queries only, the
+//! kinds of [`super::bulk`]): each item of a chunk is *staged* (hashed, its block found, the
+//! block prefetched), then the chunk is *finished* (probed or written).
 //!
 //! **Pipelined.** A prefetch issued just before its line is needed hides little: staging 16
 //! items takes a few tens of nanoseconds, one DRAM miss over a hundred. So when the table is
