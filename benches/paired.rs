@@ -73,6 +73,7 @@ struct Row {
 fn rows(keep: &[String]) -> Vec<Row> {
     headline_ratios()
         .into_iter()
+        .chain(ratios::bulk_ratios())
         .filter_map(|(label, (op, a), (opb, b), target)| {
             let named = keep.iter().any(|k| k == a);
             let kept = keep.is_empty() || keep.iter().any(|k| label.contains(k.as_str()));
@@ -420,6 +421,33 @@ fn read_back(text: &str, rows: &[Row]) -> Vec<Plotted> {
     out
 }
 
+/// The 1-line floor as a subject ([`ratios::FLOOR_SUBJECT`]): one independent random 64-byte
+/// line per key read from an array as large as `bloomlab-standard`'s bits at n, as criterion's
+/// `floor/random-cache-line` (benches/groups/filters.rs). Inserts do nothing; a query reports
+/// every key present (so the hit rows' check that all present keys are found holds).
+fn floor_entry() -> Entry {
+    subjects::dynamic(
+        ratios::FLOOR_SUBJECT,
+        "u64: one random line per key",
+        subjects::Role::Bench,
+        |n, p| {
+            let m = bloomlab::theory::size_for(n, p).expect("sizing").m;
+            // Touched, not zero pages.
+            (0..m.div_ceil(64).max(8)).map(key).collect::<Vec<u64>>()
+        },
+        |_, _| {},
+        |words, keys| {
+            let lines = words.len() as u64 / 8;
+            let acc = keys.iter().fold(0u64, |a, &k| {
+                a ^ words[(bloomlab::hash::reduce(k, lines) * 8) as usize]
+            });
+            black_box(acc);
+            keys.len()
+        },
+        |w| (w.len() as u64 * 64, "one random line per key".into()),
+    )
+}
+
 fn main() {
     let keep = settings::filters();
     // Redraw the figure from the committed table, without measuring.
@@ -466,6 +494,8 @@ fn main() {
         entries.insert(x.name, x);
         entries.insert(y.name, y);
     }
+    // The DRAM floor as a subject: the bulk rows (`ratios::bulk_ratios`) divide by it.
+    entries.insert(ratios::FLOOR_SUBJECT, floor_entry());
     // The rows of one pair share its three built filters.
     let mut pairs: Vec<(&'static str, &'static str)> = Vec::new();
     for r in &all {

@@ -74,6 +74,25 @@ pub struct Timing {
     pub query: Option<TimingStats>,
     /// Queries of present keys, when checked.
     pub query_hit: Option<TimingStats>,
+    /// Queries of absent keys through the bulk query (`contains_many`), first trial.
+    pub query_bulk: Option<TimingStats>,
+    /// Queries of present keys through the bulk query, when checked; first trial.
+    pub query_hit_bulk: Option<TimingStats>,
+}
+
+/// Time the bulk query, [`AnyFilter::contains_many_into`], over `items` in batches of
+/// [`TIMING_BATCH`] (into `out`); returns (elapsed, how many answered maybe-present).
+fn timed_bulk(f: &AnyFilter, items: &[&[u8]], out: &mut Vec<bool>) -> (Duration, u64) {
+    out.clear();
+    out.resize(TIMING_BATCH, false);
+    let start = Instant::now();
+    let mut c = 0u64;
+    for b in items.chunks(TIMING_BATCH) {
+        let o = &mut out[..b.len()];
+        f.contains_many_into(b, o);
+        c += o.iter().map(|&x| u64::from(x)).sum::<u64>();
+    }
+    (start.elapsed(), c)
 }
 
 /// Time `count_present` over `items` in batches; returns (elapsed, count).
@@ -221,6 +240,15 @@ pub struct Measurement {
     pub ns_per_query: f64,
     /// Mean time per query of a present key (ns), when checked.
     pub ns_per_query_hit: Option<f64>,
+    /// Mean time per query of an absent key through the bulk query
+    /// ([`AnyFilter::contains_many`]: hashed a chunk ahead, lines prefetched, in filters of 1 MiB
+    /// and more), over the first trial's queries (ns).
+    pub ns_per_query_bulk: f64,
+    /// The same for present keys, when checked (ns).
+    pub ns_per_query_hit_bulk: Option<f64>,
+    /// Chunks of keys (first trial) whose bulk answers counted differently from the single
+    /// queries' (must be 0).
+    pub bulk_disagreements: u64,
     /// Trials.
     pub trials: u32,
     /// Master seed.
@@ -281,6 +309,10 @@ pub fn measure(cfg: &MeasureConfig, ctl: &Control<'_>) -> Result<Measurement> {
     let mut last: Option<AnyFilter> = None;
     let mut chunk = KeyChunk::default();
     let (mut s_ins, mut s_q, mut s_hit) = (Vec::new(), Vec::new(), Vec::new());
+    // The bulk query, timed on the first trial's chunks beside the single queries.
+    let (mut s_qb, mut s_hitb, mut answers) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut t_qb, mut t_hitb, mut n_qb, mut n_hitb) = (Duration::ZERO, Duration::ZERO, 0u64, 0u64);
+    let mut disagree = 0u64;
     // Re-timings of each query chunk in the first trial, for at least TIMING_REPEATS samples.
     let reps_for = |count: u64| -> u32 {
         let chunks = u32::try_from(count.div_ceil(CHUNK))
@@ -349,6 +381,12 @@ pub fn measure(cfg: &MeasureConfig, ctl: &Control<'_>) -> Result<Measurement> {
                 for _ in 1..reps_for(cfg.queries) {
                     s_q.push(per_key(timed_count(&f, &items).0, items.len()));
                 }
+                for _ in 0..reps_for(cfg.queries) {
+                    let (d, c) = timed_bulk(&f, &items, &mut answers);
+                    s_qb.push(per_key(d, items.len()));
+                    (t_qb, n_qb) = (t_qb + d, n_qb + items.len() as u64);
+                    disagree += u64::from(c != hits);
+                }
             }
             trial_fp += hits;
             done += end - j;
@@ -372,6 +410,12 @@ pub fn measure(cfg: &MeasureConfig, ctl: &Control<'_>) -> Result<Measurement> {
                 if t == 0 {
                     for _ in 1..reps_for(n) {
                         s_hit.push(per_key(timed_count(&f, &items).0, items.len()));
+                    }
+                    for _ in 0..reps_for(n) {
+                        let (d, c) = timed_bulk(&f, &items, &mut answers);
+                        s_hitb.push(per_key(d, items.len()));
+                        (t_hitb, n_hitb) = (t_hitb + d, n_hitb + items.len() as u64);
+                        disagree += u64::from(c != found);
                     }
                 }
                 // Keys whose insert was refused (a full filter) are not expected to be found.
@@ -443,6 +487,9 @@ pub fn measure(cfg: &MeasureConfig, ctl: &Control<'_>) -> Result<Measurement> {
         ns_per_insert: per(t_ins, trials * n),
         ns_per_query: per(t_q, total_q),
         ns_per_query_hit: cfg.check_hits.then(|| per(t_hit, trials * n)),
+        ns_per_query_bulk: per(t_qb, n_qb),
+        ns_per_query_hit_bulk: cfg.check_hits.then(|| per(t_hitb, n_hitb)),
+        bulk_disagreements: disagree,
         trials: cfg.trials,
         seed: cfg.seed,
         insert_failures: fails,
@@ -453,6 +500,8 @@ pub fn measure(cfg: &MeasureConfig, ctl: &Control<'_>) -> Result<Measurement> {
             insert: TimingStats::of(s_ins),
             query: TimingStats::of(s_q),
             query_hit: TimingStats::of(s_hit),
+            query_bulk: TimingStats::of(s_qb),
+            query_hit_bulk: TimingStats::of(s_hitb),
         },
     })
 }
@@ -570,6 +619,36 @@ mod tests {
             "{r:?}"
         );
         assert_eq!(r.queries, 200_000);
+    }
+
+    /// The bulk query is timed beside the single one, on the first trial's keys, and counts
+    /// what they count: in cache (10^3 keys) and past 1 MiB (a counting filter of 3·10^5
+    /// keys, 1.4 MB of counters: the prefetched path).
+    #[test]
+    fn bulk_queries_are_timed_and_agree() {
+        for (kind, n) in [
+            (FilterKind::Standard, 1_000),
+            (FilterKind::Counting, 300_000),
+        ] {
+            let mut cfg = MeasureConfig::new(FilterSpec::new(kind, n, 0.01), KeyKind::U64);
+            (cfg.queries, cfg.trials, cfg.check_hits) = (40_000, 2, true);
+            let r = measure(&cfg, &Control::default()).unwrap();
+            assert!(
+                kind == FilterKind::Standard || r.bytes >= 1 << 20,
+                "{}",
+                r.bytes
+            );
+            assert_eq!(r.bulk_disagreements, 0, "{kind}");
+            assert!(r.ns_per_query_bulk > 0.0, "{kind}");
+            assert!(r.ns_per_query_hit_bulk.is_some_and(|t| t > 0.0), "{kind}");
+            let (q, h) = (
+                r.timing.query_bulk.unwrap(),
+                r.timing.query_hit_bulk.unwrap(),
+            );
+            assert!(q.samples >= TIMING_REPEATS as usize, "{kind}: {q:?}");
+            assert!(h.samples >= TIMING_REPEATS as usize, "{kind}: {h:?}");
+            assert!(q.min <= q.median && q.median <= q.max, "{kind}: {q:?}");
+        }
     }
 
     #[test]

@@ -399,6 +399,61 @@ pub fn headline_ratios() -> Vec<Ratio> {
     v
 }
 
+/// The subject that reads one random 64-byte line per key from an array as large as the
+/// standard filter at n: the DRAM floor of a batch (`paired.rs` builds it; criterion's is
+/// `floor/random-cache-line`).
+pub const FLOOR_SUBJECT: &str = "floor-1-line";
+
+/// Issue 38's bulk queries: every kind's batch against its single query and against the
+/// 1-line floor, both timed in the paired runner (which alone has the floor as a subject, so
+/// these are not in [`headline_ratios`], whose rows the criterion summary reads too). The targets (n = 10^8 only): a batched miss
+/// of a one-cache-line kind (blocked, split-block) at most 1.15 times the floor and at least 2
+/// times faster than its single query (a ratio of at most 0.5).
+pub fn bulk_ratios() -> Vec<Ratio> {
+    let at_1e8 = |max| {
+        Some(Target {
+            max,
+            at: Some(100_000_000),
+        })
+    };
+    let mut v: Vec<Ratio> = Vec::new();
+    for (single, batch, line) in [
+        ("bloomlab-blocked", "bloomlab-blocked-batch", true),
+        (
+            "bloomlab-split-block-xxh3",
+            "bloomlab-split-block-xxh3-batch",
+            true,
+        ),
+        ("bloomlab-cuckoo", "bloomlab-cuckoo-batch", false),
+        ("bloomlab-standard", "bloomlab-standard-batch", false),
+        ("bloomlab-counting", "bloomlab-counting-batch", false),
+        ("bloomlab-scalable", "bloomlab-scalable-batch", false),
+        (
+            "bloomlab-scalable-grown",
+            "bloomlab-scalable-grown-batch",
+            false,
+        ),
+        ("bloomlab-xor8-bytes", "bloomlab-xor8-batch", false),
+    ] {
+        for op in ["query_hit", "query_miss"] {
+            let miss_of_line = line && op == "query_miss";
+            v.push((
+                format!("bulk {op}: {batch} / {single} (batch / single)"),
+                (op, batch),
+                (op, single),
+                if miss_of_line { at_1e8(0.5) } else { None },
+            ));
+            v.push((
+                format!("bulk {op}: {batch} / {FLOOR_SUBJECT} (batch / 1-line floor)"),
+                (op, batch),
+                (op, FLOOR_SUBJECT),
+                if miss_of_line { at_1e8(1.15) } else { None },
+            ));
+        }
+    }
+    v
+}
+
 /// The kinds of the `dynamic` bench group (benches/groups/dynamic.rs).
 pub const DYNAMIC_KINDS: [&str; 8] = [
     "standard",

@@ -787,6 +787,38 @@ pub fn entries() -> Vec<Entry> {
         lab!("bloomlab-blocked-at-prefix-rate", Both, |n, _p| {
             BlockedBloom::with_rate(n, prefix_rate(n))
         }),
+        // ---- bulk queries (issue 38): each kind's contains_batch beside its single query ----
+        lab_batch!("bloomlab-counting-batch", Bench, |n, p| {
+            CountingBloom::with_rate(n, p)
+        }),
+        lab_batch!("bloomlab-scalable-batch", Bench, |n, p| ScalableBloom::new(
+            n, p
+        )),
+        lab_batch!("bloomlab-scalable-grown-batch", Bench, |n: u64, p| {
+            ScalableBloom::new((n / 1000).max(1), p)
+        }),
+        // The xor filter through its byte-string API (hashing the 8 bytes, as the batch does),
+        // one at a time and batched: `bloomlab-xor8` takes the key as its hash instead.
+        fixed(
+            "bloomlab-xor8-bytes",
+            "8 LE bytes",
+            Role::Bench,
+            |all: &[u64]| {
+                XorFilter::from_keys(all.iter().map(|k| k.to_le_bytes()), 8).expect("xor")
+            },
+            |f, keys| count(f, keys, |f, k| Filter::contains(f, &k.to_le_bytes())),
+            lab_meta,
+        ),
+        fixed(
+            "bloomlab-xor8-batch",
+            "8 LE bytes, contains_batch",
+            Role::Bench,
+            |all: &[u64]| {
+                XorFilter::from_keys(all.iter().map(|k| k.to_le_bytes()), 8).expect("xor")
+            },
+            |f, keys| batch_count(f, keys),
+            lab_meta,
+        ),
         // ---- peers ----
         fastbloom_entry("fastbloom", "u64 via Hash (SipHash-1-3)", |n, p| {
             fastbloom::BloomFilter::with_false_pos(p)

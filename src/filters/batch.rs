@@ -1,6 +1,6 @@
-//! The loop every batch operation shares (blocked, split-block, cuckoo): each item of a chunk
-//! is *staged* (hashed, its block found, the block prefetched), then the chunk is *finished*
-//! (probed or written).
+//! The loop every batch operation shares (blocked, split-block, cuckoo; and, queries only, the
+//! kinds of [`super::bulk`]): each item of a chunk is *staged* (hashed, its block found, the
+//! block prefetched), then the chunk is *finished* (probed or written).
 //!
 //! **Pipelined.** A prefetch issued just before its line is needed hides little: staging 16
 //! items takes a few tens of nanoseconds, one DRAM miss over a hundred. So when the table is
@@ -50,9 +50,32 @@ pub(crate) trait Staged {
     fn store_step(&mut self, step: Self::Step) -> bool;
 }
 
+/// The query half of [`Staged`], alone: what a kind that only answers batches in this loop
+/// implements (standard, counting, scalable, xor); every [`Staged`] kind is one too.
+pub(crate) trait Probe {
+    /// What staging one item produces (its hash, its slots, ...).
+    type Step: Copy + Default;
+    /// Stage one item, prefetching what it will touch when `warm`.
+    fn stage(&self, item: &[u8], warm: bool) -> Self::Step;
+    /// Whether the staged item may be present.
+    fn probe_step(&self, step: Self::Step) -> bool;
+}
+
+impl<F: Staged> Probe for F {
+    type Step = F::Step;
+    #[inline(always)]
+    fn stage(&self, item: &[u8], warm: bool) -> F::Step {
+        Staged::stage(self, item, warm)
+    }
+    #[inline(always)]
+    fn probe_step(&self, step: F::Step) -> bool {
+        Staged::probe_step(self, step)
+    }
+}
+
 /// Answer `items` into `out` (as many as both hold), in chunks of `B` ([`pipelined`]).
 #[inline(always)]
-pub(crate) fn contains<F: Staged, const B: usize>(
+pub(crate) fn contains<F: Probe, const B: usize>(
     f: &F,
     items: &[&[u8]],
     out: &mut [bool],
@@ -75,7 +98,7 @@ struct Query<'a, 'o, F> {
     f: &'a F,
     out: &'o mut [bool],
 }
-impl<F: Staged> Batch for Query<'_, '_, F> {
+impl<F: Probe> Batch for Query<'_, '_, F> {
     type Step = F::Step;
     #[inline(always)]
     fn stage(&self, item: &[u8], warm: bool) -> F::Step {
@@ -98,7 +121,7 @@ impl<F: Staged> Batch for Store<'_, F> {
     type Step = F::Step;
     #[inline(always)]
     fn stage(&self, item: &[u8], warm: bool) -> F::Step {
-        self.f.stage(item, warm)
+        Staged::stage(self.f, item, warm)
     }
     #[inline(always)]
     fn finish(&mut self, _: usize, steps: &[F::Step]) {

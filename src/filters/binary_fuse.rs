@@ -1,5 +1,8 @@
 //! The binary fuse filter, 3-wise and 4-wise (Graf & Lemire 2022).
 
+use super::batch::{self, Probe};
+use super::bulk::{self, Depth};
+use super::prefetch::prefetch;
 use super::static_set::{self, KeyHashes, Slot, Table};
 use crate::error::{Error, Result};
 use crate::filter::{Filter, FilterKind};
@@ -387,11 +390,46 @@ impl<H: ItemHasher> BinaryFuseFilter<H> {
     /// `out[i]` = whether `items[i]` may be in the set, for the first `min(items, out)` items:
     /// table width and arity resolved once for the batch, then one monomorphic loop.
     fn batch<const A: usize, F: Slot>(&self, t: &[F], items: &[&[u8]], out: &mut [bool]) {
+        if batch::prefetch_pays(self.table.bytes()) {
+            // Issue 38: in a table past the caches, the A slots of a chunk of items are
+            // prefetched a chunk before they are read (`filters/bulk.rs`).
+            let at = FuseSlots::<A, F, H> { t, f: self };
+            return bulk::run(&at, items, out, Depth::XOR.chunk, true);
+        }
         let (w, seed) = ((self.segment, self.starts, self.limit), self.seed);
         for (o, it) in out.iter_mut().zip(items) {
             let h = static_set::mix(self.hasher.hash128(it).lo, seed);
             *o = probe::<A, F>(t, h, w);
         }
+    }
+}
+
+/// The batch query over a table of one fingerprint width and arity `A` (issue 38): each item
+/// hashed and its `A` slots prefetched a chunk before their XOR is checked.
+struct FuseSlots<'a, const A: usize, F, H> {
+    t: &'a [F],
+    f: &'a BinaryFuseFilter<H>,
+}
+
+impl<const A: usize, F: Slot, H: ItemHasher> Probe for FuseSlots<'_, A, F, H> {
+    type Step = u64;
+    #[inline(always)]
+    fn stage(&self, item: &[u8], warm: bool) -> u64 {
+        let f = self.f;
+        let h = static_set::mix(f.hasher.hash128(item).lo, f.seed);
+        if warm {
+            for p in slots::<A>(h, f.segment, f.starts) {
+                if let Some(s) = self.t.get(p as usize) {
+                    prefetch(s);
+                }
+            }
+        }
+        h
+    }
+    #[inline(always)]
+    fn probe_step(&self, h: u64) -> bool {
+        let f = self.f;
+        probe::<A, F>(self.t, h, (f.segment, f.starts, f.limit))
     }
 }
 

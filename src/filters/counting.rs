@@ -3,7 +3,11 @@
 use crate::bits::Counters4;
 use crate::error::{Error, Result};
 use crate::filter::{Filter, FilterKind, Removable};
-use crate::hash::{EnhancedDoubleHashing, HashId, IndexStrategy, ItemHasher, StrategyId, Xxh3};
+use crate::filters::batch::Probe;
+use crate::filters::bulk::{self, At, Depth};
+use crate::hash::{
+    EnhancedDoubleHashing, Hash128, HashId, IndexStrategy, ItemHasher, StrategyId, Xxh3,
+};
 use crate::theory;
 
 /// A counting Bloom filter: m 4-bit counters (two per byte), k positions per item derived from one
@@ -426,6 +430,9 @@ impl<H: ItemHasher, S: IndexStrategy> Filter for CountingBloom<H, S> {
     fn contains(&self, item: &[u8]) -> bool {
         self.contains_item(item)
     }
+    fn contains_batch(&self, items: &[&[u8]], out: &mut [bool]) {
+        self.contains_batch_at(items, out, Depth::K_POSITIONS);
+    }
     /// Inserts minus successful removes.
     fn len(&self) -> u64 {
         self.len
@@ -490,6 +497,41 @@ impl<H: ItemHasher, S: IndexStrategy> Filter for CountingBloom<H, S> {
 impl<H: ItemHasher, S: IndexStrategy> Removable for CountingBloom<H, S> {
     fn remove(&mut self, item: &[u8]) -> Result<()> {
         self.remove_item(item)
+    }
+}
+
+/// The counting filter's batch query (issue 38, `filters/bulk.rs`): each item hashed once, the
+/// bytes of its first [`Depth::lines`] counters prefetched a chunk before its probes.
+impl<H: ItemHasher, S: IndexStrategy> Probe for At<'_, CountingBloom<H, S>> {
+    type Step = Hash128;
+    #[inline(always)]
+    fn stage(&self, item: &[u8], warm: bool) -> Hash128 {
+        let f = self.f;
+        let h = bulk::stage_hash(&f.strategy, &f.hasher, item);
+        if warm {
+            let (km, bytes) = ((f.k, f.counters.len()), f.counters.as_bytes());
+            bulk::prefetch_positions(&f.strategy, h, km, self.lines, bytes, 1);
+        }
+        h
+    }
+    #[inline(always)]
+    fn probe_step(&self, h: Hash128) -> bool {
+        let c = &self.f.counters;
+        self.f
+            .strategy
+            .for_each_hashed(h, self.f.k, c.len(), |i| c.get(i) != 0)
+    }
+}
+
+impl<H: ItemHasher, S: IndexStrategy> CountingBloom<H, S> {
+    /// [`Filter::contains_batch`] at an explicit pipeline depth (the default is
+    /// [`Depth::K_POSITIONS`]); under 1 MiB of counters, or with `independent`, one item at a
+    /// time (as [`crate::StandardBloom::contains_batch_at`]).
+    pub fn contains_batch_at(&self, items: &[&[u8]], out: &mut [bool], depth: Depth) {
+        let table = (self.counters.heap_bytes(), &self.strategy);
+        bulk::k_positions(self, table, (items, out), depth, |it| {
+            self.contains_item(it)
+        });
     }
 }
 

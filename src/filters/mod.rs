@@ -4,6 +4,7 @@ pub(crate) mod avx2;
 pub(crate) mod batch;
 pub mod binary_fuse;
 pub mod blocked;
+pub mod bulk;
 pub mod concurrent;
 pub(crate) mod count;
 pub mod counting;

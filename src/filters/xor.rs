@@ -1,6 +1,9 @@
 //! The xor filter (Graf & Lemire 2020).
 
-use super::static_set::{self, KeyHashes, Table};
+use super::batch::{self, Probe};
+use super::bulk::{self, Depth};
+use super::prefetch::prefetch;
+use super::static_set::{self, KeyHashes, Slot, Table};
 use crate::error::{Error, Result};
 use crate::filter::{Filter, FilterKind};
 use crate::hash::{HashId, ItemHasher, StrategyId, Xxh3};
@@ -260,6 +263,9 @@ impl<H: ItemHasher> Filter for XorFilter<H> {
     fn contains(&self, item: &[u8]) -> bool {
         self.contains_key_hash(self.hasher.hash128(item).lo)
     }
+    fn contains_batch(&self, items: &[&[u8]], out: &mut [bool]) {
+        self.contains_batch_at(items, out, Depth::XOR);
+    }
     fn len(&self) -> u64 {
         self.len
     }
@@ -299,6 +305,51 @@ impl<H: ItemHasher> Filter for XorFilter<H> {
             ),
             ("seeds tried".into(), self.attempts.to_string()),
         ]
+    }
+}
+
+/// The xor filter's batch query (issue 38, `filters/bulk.rs`) over a table of one fingerprint
+/// width: each item hashed and its three slots prefetched a chunk before their XOR is checked.
+struct Slots<'a, F, H> {
+    t: &'a [F],
+    f: &'a XorFilter<H>,
+}
+
+impl<F: Slot, H: ItemHasher> Probe for Slots<'_, F, H> {
+    type Step = u64;
+    #[inline(always)]
+    fn stage(&self, item: &[u8], warm: bool) -> u64 {
+        let h = static_set::mix(self.f.hasher.hash128(item).lo, self.f.seed);
+        if warm {
+            for p in positions(h, self.f.segment) {
+                if let Some(s) = self.t.get(p as usize) {
+                    prefetch(s);
+                }
+            }
+        }
+        h
+    }
+    #[inline(always)]
+    fn probe_step(&self, h: u64) -> bool {
+        static_set::matches(self.t, h, positions(h, self.f.segment))
+    }
+}
+
+impl<H: ItemHasher> XorFilter<H> {
+    /// [`Filter::contains_batch`] at an explicit pipeline depth (the default is
+    /// [`Depth::XOR`]; the three slots are always prefetched, `depth.lines` is not used); a
+    /// table under 1 MiB is answered one item at a time.
+    pub fn contains_batch_at(&self, items: &[&[u8]], out: &mut [bool], depth: Depth) {
+        if !batch::prefetch_pays(self.table.bytes()) {
+            for (o, it) in out.iter_mut().zip(items) {
+                *o = self.contains(it);
+            }
+            return;
+        }
+        match &self.table {
+            Table::F8(t) => bulk::run(&Slots { t, f: self }, items, out, depth.chunk, true),
+            Table::F16(t) => bulk::run(&Slots { t, f: self }, items, out, depth.chunk, true),
+        }
     }
 }
 

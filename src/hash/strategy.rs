@@ -107,6 +107,17 @@ impl Prehash<'_> {
             Pre::Item(item) => hasher.hash128(item),
         }
     }
+
+    /// The hash the strategy's positions are [`IndexStrategy::for_each_hashed`] of, or `None`
+    /// when the prehash kept the item (`independent`): what a batch query stages
+    /// (`filters/bulk.rs`).
+    #[inline(always)]
+    pub(crate) fn hashed(self) -> Option<Hash128> {
+        match self.0 {
+            Pre::Hash(h) => Some(h),
+            Pre::Item(_) => None,
+        }
+    }
 }
 
 /// `(a + b) mod m` for `a, b < m`, without a division (and without overflow for any m).

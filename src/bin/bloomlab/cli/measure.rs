@@ -346,6 +346,22 @@ fn print_text(r: &Measurement) -> Result<()> {
             .map(|h| format!(", {h:.1} ns/query (present)"))
             .unwrap_or_default()
     )?;
+    outln!(
+        "  bulk      {:.1} ns/query (absent){} through contains_many (batches of {}, first trial){}",
+        r.ns_per_query_bulk,
+        r.ns_per_query_hit_bulk
+            .map(|h| format!(", {h:.1} ns/query (present)"))
+            .unwrap_or_default(),
+        r.timing.batch,
+        if r.bulk_disagreements == 0 {
+            String::new()
+        } else {
+            format!(
+                "  <-- {} chunks answered unlike single queries: CONTRACT VIOLATED",
+                r.bulk_disagreements
+            )
+        }
+    )?;
     let spread = |name: &str, t: &Option<bloomlab::measure::TimingStats>| {
         t.as_ref()
             .map(|t| format!("{name} {:.1} [{:.1}–{:.1}]", t.median, t.min, t.max))

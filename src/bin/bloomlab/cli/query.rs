@@ -4,6 +4,9 @@
 //! holding a backslash, tab, line ending or other control byte is printed escaped (`\\`, `\t`,
 //! `\n`, `\r`, `\xHH`), so every line is one key's answer. Keys are at most 64 KiB. With
 //! `--keys FILE`, one summary line follows on standard error: `N keys, M maybe present, A absent`.
+//! Keys are answered in groups of 1024 through the filter's bulk query
+//! ([`AnyFilter::contains_many_into`]: prefetched a chunk ahead in a filter of 1 MiB or more),
+//! with the same answers and order as one at a time (`tests/cli_bulk_query.rs`).
 //! Exit status: **0** if at least one key is maybe present, **1** if every key is absent (also
 //! for no keys at all), **2** on bad input (a missing, unreadable or corrupt file, wrong hash or
 //! key, invalid arguments), like `grep`; **3** on a runtime failure (an I/O error reading, standard
@@ -72,10 +75,16 @@ enum Loaded {
 }
 
 impl Loaded {
-    fn contains(&self, key: &[u8]) -> bool {
+    /// `out[i]` = whether `items[i]` may be present: bloomlab's own filters answer in one
+    /// batch ([`AnyFilter::contains_many_into`]), Guava's one key at a time.
+    fn contains_many(&self, items: &[&[u8]], out: &mut [bool]) {
         match self {
-            Loaded::Own(f) => f.contains(key),
-            Loaded::Guava(f) => f.contains(key),
+            Loaded::Own(f) => f.contains_many_into(items, out),
+            Loaded::Guava(f) => {
+                for (o, key) in out.iter_mut().zip(items) {
+                    *o = f.contains(key);
+                }
+            }
         }
     }
 }
@@ -151,23 +160,76 @@ fn write_escaped(w: &mut dyn Write, key: &[u8]) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Keys answered per [`AnyFilter::contains_many_into`] call: the key file is read in groups
+/// of this many, each answered in one batch (prefetched a chunk ahead in a large filter) and
+/// printed in input order.
+const QUERY_GROUP: usize = 1024;
+
+/// The keys read and not yet answered, and the tallies of those answered.
+struct Answers<'a, W: Write> {
+    f: &'a Loaded,
+    out: W,
+    /// The pending keys, end to end; key i ends at `ends[i]`.
+    buf: Vec<u8>,
+    ends: Vec<usize>,
+    found: Vec<bool>,
+    any: bool,
+    asked: u64,
+    maybe: u64,
+}
+
+impl<W: Write> Answers<'_, W> {
+    /// Queue one key; a full group is answered at once.
+    fn push(&mut self, key: &[u8]) -> Result<()> {
+        self.buf.extend_from_slice(key);
+        self.ends.push(self.buf.len());
+        if self.ends.len() >= QUERY_GROUP {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Answer the queued keys in one batch and print their lines in order.
+    fn flush(&mut self) -> Result<()> {
+        let mut items: Vec<&[u8]> = Vec::with_capacity(self.ends.len());
+        let mut start = 0;
+        for &end in &self.ends {
+            items.push(&self.buf[start..end]);
+            start = end;
+        }
+        self.found.clear();
+        self.found.resize(items.len(), false);
+        self.f.contains_many(&items, &mut self.found);
+        for (key, &hit) in items.iter().zip(&self.found) {
+            self.any |= hit;
+            self.asked += 1;
+            self.maybe += u64::from(hit);
+            let out = &mut self.out;
+            (|| {
+                out.write_all(if hit { b"maybe-present\t" } else { b"absent\t" })?;
+                write_escaped(out, key)?;
+                out.write_all(b"\n")
+            })()
+            .map_err(|e| super::out::stdout_error(&e))?;
+        }
+        self.buf.clear();
+        self.ends.clear();
+        Ok(())
+    }
+}
+
 fn answer(a: &Args) -> Result<bool> {
     let f = load(a)?;
     let stdout = std::io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
-    let mut any = false;
-    let (mut asked, mut maybe) = (0u64, 0u64);
-    let mut emit = |key: &[u8]| -> Result<()> {
-        let hit = f.contains(key);
-        any |= hit;
-        asked += 1;
-        maybe += u64::from(hit);
-        (|| {
-            out.write_all(if hit { b"maybe-present\t" } else { b"absent\t" })?;
-            write_escaped(&mut out, key)?;
-            out.write_all(b"\n")
-        })()
-        .map_err(|e| super::out::stdout_error(&e))
+    let mut ans = Answers {
+        f: &f,
+        out: BufWriter::new(stdout.lock()),
+        buf: Vec::new(),
+        ends: Vec::with_capacity(QUERY_GROUP),
+        found: Vec::with_capacity(QUERY_GROUP),
+        any: false,
+        asked: 0,
+        maybe: 0,
     };
     let result = match &a.keys {
         None => a.key.iter().try_for_each(|k| {
@@ -178,7 +240,7 @@ fn answer(a: &Args) -> Result<bool> {
                     "keys of at most 65,536 bytes",
                 ));
             }
-            emit(k.as_bytes())
+            ans.push(k.as_bytes())
         }),
         Some(path) => {
             let name = path.display().to_string();
@@ -188,9 +250,22 @@ fn answer(a: &Args) -> Result<bool> {
                 Box::new(std::fs::File::open(path).map_err(|e| Error::opening(&name, &e))?)
             };
             let mut r = BufReader::with_capacity(1 << 16, r);
-            for_each_line(&mut r, &name, "keys", |key, _| emit(key)).map(drop)
+            for_each_line(&mut r, &name, "keys", |key, _| ans.push(key)).map(drop)
         }
     };
+    // The keys read before a bad line are answered before the error is reported, as they were
+    // when each key was answered as it was read.
+    let result = match (result, ans.flush()) {
+        (Err(e), _) | (Ok(()), Err(e)) => Err(e),
+        (Ok(()), Ok(())) => Ok(()),
+    };
+    let Answers {
+        mut out,
+        any,
+        asked,
+        maybe,
+        ..
+    } = ans;
     let result = result.and_then(|()| out.flush().map_err(|e| super::out::stdout_error(&e)));
     match result {
         Ok(()) => {
