@@ -206,20 +206,27 @@ pub fn detail_rows(pds: u64, n: u64, spare_capacity: u64) -> Vec<(String, String
             pds.to_string(),
         ),
         ("items per PD (mean)".into(), format!("{lambda:.2}")),
-        (
-            "spare share (model)".into(),
-            format!("{:.4}", spare_share(load)),
-        ),
+        ("spare share (model)".into(), share_text(spare_share(load))),
         ("spare capacity".into(), spare_capacity.to_string()),
         (
             "queries routed to the spare (model)".into(),
-            format!("{:.4}", spare_query_share(lambda)),
+            share_text(spare_query_share(lambda)),
         ),
         (
             "first-level rate 1-e^(-lambda/6400)".into(),
             format!("{:.6}", first_level_fpr(lambda)),
         ),
     ]
+}
+
+/// A share to four decimals, or in scientific notation when that would print 0.0000 (a filter
+/// sized below its design load for a small p routes almost nothing to its spare).
+fn share_text(x: f64) -> String {
+    if x >= 5e-5 || x == 0.0 {
+        format!("{x:.4}")
+    } else {
+        format!("{x:.2e}")
+    }
 }
 
 /// PDs for `n` items at the design load.
