@@ -54,45 +54,66 @@ pub const LOAD: f64 = 0.95;
 /// the first level's 0.37%) for ≈ 0.8 bits per key.
 pub const SPARE_RATE: f64 = 0.002;
 
-/// Poisson(λ) probabilities `P(X = x)` for `x` from 0 up to well past λ (until the tail is
-/// below 10⁻¹⁸), in a numerically safe recurrence.
-fn poisson(lambda: f64) -> Vec<f64> {
-    let top = (lambda + 12.0 * lambda.sqrt() + 60.0).ceil() as usize;
+/// Above this many items per PD the tails are computed from their complement (below).
+const DIRECT_MAX: f64 = 1000.0;
+
+/// `Σ_{x > 25} P(X = x) · f(x)` for `X ~ Poisson(λ)` (0 for `λ ≤ 0`), where `mean(λ)` is
+/// `E[f(X)]` in closed form.
+///
+/// Up to [`DIRECT_MAX`] items per PD the tail is summed term by term to λ + 12√λ + 60 (the
+/// terms past it are below 10⁻¹⁸). Above, it is `E[f(X)] − Σ_{x ≤ 25} P(X = x) · f(x)`: 26
+/// terms, exact, and with nearly all of the mass in the tail no cancellation hurts. So the cost
+/// is bounded whatever λ is — a file may declare 2^64 items (a fuzzed file did: summing the
+/// tail of λ ≈ 10^15 asked for a 2·10^15-byte vector).
+fn over_capacity(lambda: f64, f: impl Fn(f64) -> f64, mean: impl Fn(f64) -> f64) -> f64 {
+    over_capacity_by(lambda, f, mean, lambda <= DIRECT_MAX)
+}
+
+/// [`over_capacity`] term by term (`direct`) or from the complement.
+fn over_capacity_by(
+    lambda: f64,
+    f: impl Fn(f64) -> f64,
+    mean: impl Fn(f64) -> f64,
+    direct: bool,
+) -> f64 {
+    if lambda <= 0.0 {
+        return 0.0;
+    }
+    let cap = CAPACITY as usize;
+    let top = if direct {
+        (lambda + 12.0 * lambda.sqrt() + 60.0).ceil() as usize
+    } else {
+        cap
+    };
     // ln P(x) = −λ + x ln λ − ln x!
-    let mut out = Vec::with_capacity(top + 1);
-    let mut ln_p = -lambda;
+    let (mut ln_p, mut tail, mut head) = (-lambda, 0.0, 0.0);
     for x in 0..=top {
         if x > 0 {
             ln_p += lambda.ln() - (x as f64).ln();
         }
-        out.push(ln_p.exp());
+        let term = ln_p.exp() * f(x as f64);
+        if x > cap {
+            tail += term;
+        } else {
+            head += term;
+        }
     }
-    out
-}
-
-/// `Σ_{x > 25} P(X = x) · f(x)` for `X ~ Poisson(λ)` (0 for `λ ≤ 0`).
-fn over_capacity(lambda: f64, f: impl Fn(f64) -> f64) -> f64 {
-    if lambda <= 0.0 {
-        return 0.0;
-    }
-    poisson(lambda)
-        .iter()
-        .enumerate()
-        .skip(CAPACITY as usize + 1)
-        .map(|(x, p)| p * f(x as f64))
-        .sum()
+    if direct { tail } else { mean(lambda) - head }
 }
 
 /// `E[(X − 25)⁺]` for `X ~ Poisson(λ)`: the items one PD passes to the spare.
 #[must_use]
 pub fn overflow_per_pd(lambda: f64) -> f64 {
-    over_capacity(lambda, |x| x - f64::from(CAPACITY))
+    let c = f64::from(CAPACITY);
+    over_capacity(lambda, |x| x - c, |l| l - c)
 }
 
 /// The variance of `(X − 25)⁺` for `X ~ Poisson(λ)`.
 #[must_use]
 pub fn overflow_variance(lambda: f64) -> f64 {
-    let second = over_capacity(lambda, |x| (x - f64::from(CAPACITY)).powi(2));
+    let c = f64::from(CAPACITY);
+    // E[(X − c)²] = Var X + (E X − c)² = λ + (λ − c)².
+    let second = over_capacity(lambda, |x| (x - c).powi(2), |l| l + (l - c).powi(2));
     (second - overflow_per_pd(lambda).powi(2)).max(0.0)
 }
 
@@ -109,7 +130,13 @@ pub fn spare_share(load: f64) -> f64 {
 /// The share of negative queries routed to the spare, `Σ_{x>25} P(X = x) · (x − 24)/(x + 1)`.
 #[must_use]
 pub fn spare_query_share(lambda: f64) -> f64 {
-    over_capacity(lambda, |x| (x - f64::from(CAPACITY - 1)) / (x + 1.0))
+    // (x − 24)/(x + 1) = 1 − 25/(x + 1), and E[1/(X + 1)] = (1 − e^(−λ))/λ.
+    let c = f64::from(CAPACITY);
+    over_capacity(
+        lambda,
+        |x| (x - (c - 1.0)) / (x + 1.0),
+        |l| 1.0 + c * (-l).exp_m1() / l,
+    )
 }
 
 /// The first level's rate: `1 − e^(−λ/F)`, the chance one of the PD's items has the query's
@@ -289,6 +316,22 @@ pub fn sizing(n: u64, p: Option<f64>) -> Result<Sizing> {
 mod tests {
     use super::*;
 
+    /// Poisson(λ) probabilities `P(X = x)` for `x` from 0 up to well past λ (until the tail is
+    /// below 10⁻¹⁸), in a numerically safe recurrence.
+    fn poisson(lambda: f64) -> Vec<f64> {
+        let top = (lambda + 12.0 * lambda.sqrt() + 60.0).ceil() as usize;
+        // ln P(x) = −λ + x ln λ − ln x!
+        let mut out = Vec::with_capacity(top + 1);
+        let mut ln_p = -lambda;
+        for x in 0..=top {
+            if x > 0 {
+                ln_p += lambda.ln() - (x as f64).ln();
+            }
+            out.push(ln_p.exp());
+        }
+        out
+    }
+
     #[test]
     fn spare_share_matches_the_authors_constants() {
         // Tests/wrappers.hpp, get_l2_slots<Impala512>: expected_items95 = 0.0586,
@@ -348,5 +391,32 @@ mod tests {
         assert!(sizing(1_000, Some(0.0)).is_err());
         let e = sizing(10_000_000_000, Some(1e-9)).unwrap_err().to_string();
         assert!(e.contains("2^32"), "{e}");
+    }
+    #[test]
+    fn both_ways_of_summing_a_tail_agree_and_a_huge_load_costs_26_terms() {
+        let c = f64::from(CAPACITY);
+        for lambda in [30.0, 200.0, 600.0, 1000.0] {
+            for (f, mean) in [
+                (
+                    &(|x: f64| x - c) as &dyn Fn(f64) -> f64,
+                    &(|l: f64| l - c) as &dyn Fn(f64) -> f64,
+                ),
+                (&|x: f64| (x - c).powi(2), &|l: f64| l + (l - c).powi(2)),
+                (&|x: f64| (x - (c - 1.0)) / (x + 1.0), &|l: f64| {
+                    1.0 + c * (-l).exp_m1() / l
+                }),
+            ] {
+                let a = over_capacity_by(lambda, f, mean, true);
+                let b = over_capacity_by(lambda, f, mean, false);
+                assert!((a - b).abs() <= 1e-9 * a.abs(), "{lambda}: {a} vs {b}");
+            }
+        }
+        // A file may declare 2^64 items in one PD (a fuzzed one did): finite, at once.
+        let lambda = 2f64.powi(64);
+        assert_eq!(overflow_per_pd(lambda), lambda - c);
+        assert!(spare_share(lambda / c) <= 1.0 && spare_share(lambda / c) > 0.999);
+        let q = spare_query_share(lambda);
+        assert!(q > 0.999 && q <= 1.0, "{q}");
+        assert!(overflow_variance(lambda).is_finite());
     }
 }
